@@ -1,0 +1,16 @@
+/** Exit codes of the `transcript-hygiene` command; each failure class has its own. */
+export const EXIT = Object.freeze({
+  ok: 0,
+  /** The input is not a valid transcript: a line that is not JSON or not an object. */
+  badInput: 1,
+  /** Wrong flags or arguments. */
+  usage: 2,
+  /** The input file does not exist, is a directory, or cannot be read. */
+  inputUnavailable: 3,
+  /** The output cannot be written. */
+  outputFailed: 4,
+  /** The transcript cannot be made valid for the route (invalid_replay_transcript). */
+  replayInvalid: 5,
+  /** A bug: a rule failed unexpectedly. */
+  internal: 70,
+});

@@ -1,0 +1,54 @@
+/**
+ * transcript-hygiene: clean an AI-agent transcript to a model provider's replay rules,
+ * as a stream, in bounded memory.
+ */
+import type { Duplex } from 'node:stream';
+import { createPipeline, createPipelineTransform } from './pipeline.ts';
+import type { HygieneOptions } from './options.ts';
+import type { HygieneStats } from './stats.ts';
+import type { Message } from './types.ts';
+
+export interface SanitizeOptions extends HygieneOptions {
+  /** Receives the counters of the run when it ends. */
+  onStats?: (stats: HygieneStats) => void;
+}
+
+/**
+ * The replay copy of a message list for one provider route. Runs exactly the stages
+ * `createHygieneStream` runs, over an array.
+ */
+export async function sanitizeSessionHistory(messages: readonly unknown[], options: SanitizeOptions): Promise<Message[]> {
+  const out: Message[] = [];
+  const pipeline = createPipeline(options, (message) => out.push(message));
+  try {
+    for (const message of messages) pipeline.write(message);
+    pipeline.end();
+  } finally {
+    pipeline.dispose();
+  }
+  options.onStats?.(pipeline.stats());
+  return out;
+}
+
+/** An object-mode Duplex: messages in, the replay copy out. */
+export function createHygieneStream(options: SanitizeOptions): Duplex {
+  const { stream, stats } = createPipelineTransform(options);
+  if (options.onStats) {
+    const onStats = options.onStats;
+    stream.once('end', () => onStats(stats()));
+  }
+  return stream;
+}
+
+export { resolveTranscriptPolicy } from './policy.ts';
+export type { TranscriptPolicy, TranscriptRoute, ToolCallIdMode } from './policy.ts';
+export { resolveHygieneOptions, DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_DIMENSION_PX } from './options.ts';
+export type { HygieneOptions, ResolvedHygieneOptions } from './options.ts';
+export { HygieneError, isHygieneError } from './errors.ts';
+export type { HygieneErrorCode } from './errors.ts';
+export type { HygieneStats } from './stats.ts';
+export { STAGES, selectRules } from './pipeline.ts';
+export { parseJsonl, stringifyJsonl, readJsonlMessages } from './jsonl.ts';
+export { sanitizeStream } from './run.ts';
+export type * from './types.ts';
+export type { Rule, MessageRule, BufferedRule, RuleContext, RuleMeta, RuleOutput } from './rule.ts';

@@ -1,0 +1,216 @@
+/**
+ * JSONL in and out.
+ *
+ * Input lines are bare messages (`{"role": ...}`) or OpenClaw session entries
+ * (`{"type": "message", "message": {...}}`; other entry types are skipped here and
+ * counted; branches and compaction are the session reader's job). A bad line stops the
+ * read with a HygieneError naming the source and the 1-based line number.
+ *
+ * Raw passthrough: the reader remembers each bare message's original line; when no rule
+ * replaced the message (every rule returned the same object), the writer copies that
+ * line instead of calling JSON.stringify.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { Transform, type TransformCallback, type Writable } from 'node:stream';
+import { once } from 'node:events';
+import { HygieneError } from './errors.ts';
+import { isRecord, type Message } from './types.ts';
+
+const rawLines = new WeakMap<object, string>();
+
+/** The original line of a message read from JSONL, if it is still the same object. */
+export function rawLineOf(message: Message): string | undefined {
+  return rawLines.get(message);
+}
+
+export interface JsonlReadOptions {
+  /** Name used in error messages: a path, or `<stdin>`. */
+  source?: string;
+  /** Called for each session entry that is not a message (header, model change, ...). */
+  onSkippedEntry?: (type: string, line: number) => void;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/** Parses one line to a message, `undefined` for lines that carry none. */
+export class JsonlLineParser {
+  private readonly source: string;
+  private readonly onSkippedEntry: ((type: string, line: number) => void) | undefined;
+  lineNumber = 0;
+
+  constructor(options: JsonlReadOptions = {}) {
+    this.source = options.source ?? '<input>';
+    this.onSkippedEntry = options.onSkippedEntry;
+  }
+
+  parse(line: string): Message | undefined {
+    const lineNumber = ++this.lineNumber;
+    if (lineNumber === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (line.trim() === '') return undefined;
+      throw this.fail(lineNumber, `not valid JSON (${(error as Error).message})`, error);
+    }
+    if (!isRecord(value)) throw this.fail(lineNumber, `expected a JSON object, got ${describeValue(value)}`);
+    const type = value.type;
+    if (type === 'message') {
+      const message = value.message;
+      if (!isRecord(message)) throw this.fail(lineNumber, 'a "message" entry without a message object');
+      return message;
+    }
+    if (typeof type === 'string' && value.role === undefined) {
+      this.onSkippedEntry?.(type, lineNumber);
+      return undefined;
+    }
+    rawLines.set(value, line);
+    return value;
+  }
+
+  private fail(line: number, reason: string, cause?: unknown): HygieneError {
+    return new HygieneError('malformed_line', `${this.source}:${line}: ${reason}`, { source: this.source, line, cause });
+  }
+}
+
+/** Splits decoded text into lines (LF or CRLF); keeps the unfinished tail between chunks. */
+export class LineSplitter {
+  private decoder = new StringDecoder('utf8');
+  private rest = '';
+
+  push(chunk: Buffer | string): string[] {
+    const text = this.rest + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
+    const lines = text.split('\n');
+    this.rest = lines.pop()!;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.charCodeAt(line.length - 1) === 13) lines[i] = line.slice(0, -1);
+    }
+    return lines;
+  }
+
+  end(): string[] {
+    const tail = this.rest + this.decoder.end();
+    this.rest = '';
+    if (tail === '') return [];
+    return [tail.charCodeAt(tail.length - 1) === 13 ? tail.slice(0, -1) : tail];
+  }
+}
+
+/** Reads JSONL and yields messages in batches (one batch per input chunk), so per-message async overhead stays out of the loop. */
+export async function* readJsonlMessages(
+  input: AsyncIterable<Buffer | string>,
+  options: JsonlReadOptions = {},
+): AsyncGenerator<Message[]> {
+  const splitter = new LineSplitter();
+  const parser = new JsonlLineParser(options);
+  const collect = (lines: string[]): Message[] => {
+    const batch: Message[] = [];
+    for (const line of lines) {
+      const message = parser.parse(line);
+      if (message !== undefined) batch.push(message);
+    }
+    return batch;
+  };
+  for await (const chunk of input) {
+    const batch = collect(splitter.push(chunk));
+    if (batch.length > 0) yield batch;
+  }
+  const last = collect(splitter.end());
+  if (last.length > 0) yield last;
+}
+
+/** The same reader as an object-mode Transform: bytes in, messages out. */
+export function parseJsonl(options: JsonlReadOptions = {}): Transform {
+  const splitter = new LineSplitter();
+  const parser = new JsonlLineParser(options);
+  const pushLines = (stream: Transform, lines: string[]): void => {
+    for (const line of lines) {
+      const message = parser.parse(line);
+      if (message !== undefined) stream.push(message);
+    }
+  };
+  return new Transform({
+    readableObjectMode: true,
+    transform(chunk: Buffer | string, _encoding: BufferEncoding, callback: TransformCallback) {
+      try {
+        pushLines(this, splitter.push(chunk));
+      } catch (error) {
+        callback(error as Error);
+        return;
+      }
+      callback();
+    },
+    flush(callback: TransformCallback) {
+      try {
+        pushLines(this, splitter.end());
+      } catch (error) {
+        callback(error as Error);
+        return;
+      }
+      callback();
+    },
+  });
+}
+
+/** One JSONL line (with its newline) for a message: the original line when the message is untouched. */
+export function stringifyMessage(message: Message): string {
+  return (rawLines.get(message) ?? JSON.stringify(message)) + '\n';
+}
+
+const WRITE_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * Buffers output lines into large writes and honours the destination's backpressure:
+ * call `write` for each message and `await drain()` between input batches.
+ */
+export class JsonlWriter {
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private blocked = false;
+
+  constructor(private readonly output: Writable) {}
+
+  write(message: Message): void {
+    const line = stringifyMessage(message);
+    this.pending.push(line);
+    this.pendingChars += line.length;
+    if (this.pendingChars >= WRITE_CHUNK_CHARS) this.flushPending();
+  }
+
+  private flushPending(): void {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
+    if (!this.output.write(text)) this.blocked = true;
+  }
+
+  /** Resolves when the destination can take more. */
+  async drain(): Promise<void> {
+    if (!this.blocked) return;
+    this.blocked = false;
+    await once(this.output, 'drain');
+  }
+
+  /** Writes what is buffered and waits until it is accepted (does not end the destination). */
+  async flush(): Promise<void> {
+    this.flushPending();
+    await this.drain();
+  }
+}
+
+/** Object-mode Transform: messages in, JSONL text out. */
+export function stringifyJsonl(): Transform {
+  return new Transform({
+    writableObjectMode: true,
+    transform(message: Message, _encoding: BufferEncoding, callback: TransformCallback) {
+      callback(null, stringifyMessage(message));
+    },
+  });
+}
+

@@ -1,0 +1,105 @@
+/**
+ * Options of the public API, validated once into a frozen ResolvedHygieneOptions.
+ */
+import { availableParallelism } from 'node:os';
+import { HygieneError } from './errors.ts';
+
+export const DEFAULT_IMAGE_MAX_DIMENSION_PX = 1200;
+export const DEFAULT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_MEMORY_BUDGET_BYTES = 64 * 1024 * 1024;
+
+export interface HygieneOptions {
+  provider?: string;
+  modelApi?: string;
+  modelId?: string;
+  /** The model declares reasoning support (pi-ai `model.reasoning`). */
+  reasoning?: boolean;
+  /** Thinking is on for this request: enables the request-time trailing-prefill step where the route needs it. */
+  thinking?: boolean;
+  imageMaxDimensionPx?: number;
+  imageMaxBytes?: number;
+  /** Tool names the runtime still offers; calls to other tools are dropped. */
+  allowedToolNames?: readonly string[];
+  /** Images recompressed at once. */
+  concurrency?: number;
+  /** Memory for pending tool-call frames before they spill to a temporary file. */
+  memoryBudgetBytes?: number;
+  /** Epoch ms when the session switched model (bare message streams have no model-snapshot entries). */
+  modelSwitchedAt?: number;
+  /** Clock for synthetic messages (default Date.now). */
+  now?: () => number;
+}
+
+export interface ResolvedHygieneOptions {
+  readonly provider: string;
+  readonly modelApi: string;
+  readonly modelId: string;
+  readonly reasoning: boolean;
+  readonly thinking: boolean;
+  readonly imageMaxDimensionPx: number;
+  readonly imageMaxBytes: number;
+  readonly allowedToolNames: readonly string[] | undefined;
+  readonly concurrency: number;
+  readonly memoryBudgetBytes: number;
+  readonly modelSwitchedAt: number | undefined;
+  readonly now: () => number;
+}
+
+function invalid(name: string, expected: string, value: unknown): HygieneError {
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return new HygieneError('invalid_option', `Invalid option \`${name}\`: expected ${expected}, got ${shown} (${typeof value})`);
+}
+
+function optionalString(name: string, value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value !== 'string') throw invalid(name, 'a string', value);
+  return value;
+}
+
+function optionalBoolean(name: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw invalid(name, 'a boolean', value);
+  return value;
+}
+
+function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw invalid(name, 'a number >= 1', value);
+  return Math.floor(value);
+}
+
+export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHygieneOptions {
+  const allowed = options.allowedToolNames;
+  if (allowed !== undefined && (!Array.isArray(allowed) || allowed.some((name) => typeof name !== 'string'))) {
+    throw invalid('allowedToolNames', 'an array of strings', allowed);
+  }
+  const switchedAt = options.modelSwitchedAt;
+  if (switchedAt !== undefined && (typeof switchedAt !== 'number' || !Number.isFinite(switchedAt))) {
+    throw invalid('modelSwitchedAt', 'epoch milliseconds', switchedAt);
+  }
+  if (options.now !== undefined && typeof options.now !== 'function') throw invalid('now', 'a function', options.now);
+  return Object.freeze({
+    provider: optionalString('provider', options.provider),
+    modelApi: optionalString('modelApi', options.modelApi),
+    modelId: optionalString('modelId', options.modelId),
+    reasoning: optionalBoolean('reasoning', options.reasoning),
+    thinking: optionalBoolean('thinking', options.thinking),
+    imageMaxDimensionPx: positiveInteger('imageMaxDimensionPx', options.imageMaxDimensionPx, DEFAULT_IMAGE_MAX_DIMENSION_PX),
+    imageMaxBytes: positiveInteger('imageMaxBytes', options.imageMaxBytes, DEFAULT_IMAGE_MAX_BYTES),
+    allowedToolNames: allowed === undefined ? undefined : Object.freeze([...allowed]),
+    concurrency: positiveInteger('concurrency', options.concurrency, defaultConcurrency()),
+    memoryBudgetBytes: positiveInteger('memoryBudgetBytes', options.memoryBudgetBytes, DEFAULT_MEMORY_BUDGET_BYTES),
+    modelSwitchedAt: switchedAt,
+    now: options.now ?? Date.now,
+  });
+}
+
+/** Cores, but at most libuv's threadpool minus one so file reads never starve behind image work. */
+function defaultConcurrency(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  return Math.max(1, Math.min(navigatorCores(), pool - 1));
+}
+
+function navigatorCores(): number {
+  return Math.max(1, availableParallelism());
+}

@@ -1,0 +1,93 @@
+/**
+ * Which rules run, in which order, for a policy; and the running pipeline built from them.
+ *
+ * The order is the reference's (spec/turns-images-policy.md §1). Each entry names the
+ * spec step it implements; `when` reads only the policy and the resolved options, never
+ * the messages. Rules that later issues add slot into this list at their step.
+ */
+import { resolveTranscriptPolicy, type TranscriptPolicy } from './policy.ts';
+import { resolveHygieneOptions, type HygieneOptions, type ResolvedHygieneOptions } from './options.ts';
+import { createRuleChain, toTransform, type RuleChain } from './stage.ts';
+import { StatsRecorder, type HygieneStats } from './stats.ts';
+import type { Emit, Rule } from './rule.ts';
+import type { Message } from './types.ts';
+import type { Transform } from 'node:stream';
+import { dropNonObjectMessagesRule } from '../transforms/drop-non-object-messages.ts';
+import { annotateInterSessionProvenanceRule } from '../transforms/annotate-inter-session-provenance.ts';
+import { dropBlankUserTextRule } from '../transforms/drop-blank-user-text.ts';
+import { dropBlankTextBlocksRule } from '../transforms/drop-blank-text-blocks.ts';
+
+export interface StageEntry {
+  readonly rule: Rule;
+  /** Where the reference runs it: a step of spec/turns-images-policy.md §1. */
+  readonly step: string;
+  /** Whether the rule runs for this route. */
+  readonly when: (policy: TranscriptPolicy, options: ResolvedHygieneOptions) => boolean;
+}
+
+const always = (): boolean => true;
+
+export const STAGES: readonly StageEntry[] = Object.freeze([
+  { rule: dropNonObjectMessagesRule, step: 'input', when: always },
+  { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
+  { rule: dropBlankUserTextRule, step: '4', when: always },
+  { rule: dropBlankTextBlocksRule, step: '5', when: always },
+]);
+
+/** The rules that run for a policy, in order. */
+export function selectRules(policy: TranscriptPolicy, options: ResolvedHygieneOptions): Rule[] {
+  return STAGES.filter((entry) => entry.when(policy, options)).map((entry) => entry.rule);
+}
+
+export interface HygienePipeline {
+  readonly policy: TranscriptPolicy;
+  readonly options: ResolvedHygieneOptions;
+  readonly rules: readonly Rule[];
+  /** Feed one entry of the message list (non-objects are dropped and counted by the first rule). */
+  write(message: unknown): void;
+  end(): void;
+  dispose(): void;
+  stats(): HygieneStats;
+}
+
+interface Prepared {
+  policy: TranscriptPolicy;
+  options: ResolvedHygieneOptions;
+  rules: Rule[];
+  stats: StatsRecorder;
+}
+
+function prepare(options: HygieneOptions): Prepared {
+  const resolved = resolveHygieneOptions(options);
+  const policy = resolveTranscriptPolicy(resolved);
+  return { policy, options: resolved, rules: selectRules(policy, resolved), stats: new StatsRecorder() };
+}
+
+/** A synchronous pipeline that hands its output to `sink`; the engine behind every entry point. */
+export function createPipeline(options: HygieneOptions, sink: Emit): HygienePipeline {
+  const { policy, options: resolved, rules, stats } = prepare(options);
+  const chain: RuleChain = createRuleChain(rules, { policy, options: resolved, stats }, sink);
+  return {
+    policy,
+    options: resolved,
+    rules,
+    write: (message: unknown) => chain.write(message as Message),
+    end: () => chain.end(),
+    dispose: () => chain.dispose(),
+    stats: () => stats.snapshot(),
+  };
+}
+
+export interface PipelineTransform {
+  readonly stream: Transform;
+  readonly policy: TranscriptPolicy;
+  readonly rules: readonly Rule[];
+  stats(): HygieneStats;
+}
+
+/** The same rules as `createPipeline`, as one object-mode Transform. */
+export function createPipelineTransform(options: HygieneOptions): PipelineTransform {
+  const { policy, options: resolved, rules, stats } = prepare(options);
+  const stream = toTransform(rules, { policy, options: resolved, stats });
+  return { stream, policy, rules, stats: () => stats.snapshot() };
+}

@@ -1,0 +1,76 @@
+/**
+ * Sanitizes a byte stream (JSONL or a JSON array of messages) into JSONL on a writable,
+ * with backpressure, in bounded memory. The CLI and the batch exporter both use it.
+ */
+import type { Writable } from 'node:stream';
+import { createPipeline } from './pipeline.ts';
+import { JsonlWriter, readJsonlMessages } from './jsonl.ts';
+import { readJsonArrayMessages } from './json-array.ts';
+import type { HygieneOptions } from './options.ts';
+import type { HygieneStats } from './stats.ts';
+import type { Message } from './types.ts';
+
+export type InputFormat = 'auto' | 'jsonl' | 'json';
+
+export interface SanitizeStreamParams {
+  input: AsyncIterable<Buffer | string>;
+  output: Writable;
+  options: HygieneOptions;
+  /** Name for error messages: a path or `<stdin>`. */
+  source?: string;
+  /** `auto` (default) reads a JSON array when the first non-blank character is `[`, JSONL otherwise. */
+  format?: InputFormat;
+}
+
+/** Looks at the first non-blank character without consuming the input. */
+async function detectFormat(input: AsyncIterable<Buffer | string>): Promise<{ format: 'jsonl' | 'json'; input: AsyncIterable<Buffer | string> }> {
+  const iterator = input[Symbol.asyncIterator]();
+  const seen: Array<Buffer | string> = [];
+  let format: 'jsonl' | 'json' = 'jsonl';
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    seen.push(next.value);
+    const text = typeof next.value === 'string' ? next.value : next.value.toString('utf8', 0, Math.min(next.value.length, 4096));
+    const first = text.replace(/^\uFEFF/, '').trimStart();
+    if (first === '') continue;
+    format = first.startsWith('[') ? 'json' : 'jsonl';
+    break;
+  }
+  async function* replay(): AsyncGenerator<Buffer | string> {
+    yield* seen;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { format, input: replay() };
+}
+
+export async function sanitizeStream(params: SanitizeStreamParams): Promise<HygieneStats> {
+  const source = params.source ?? '<input>';
+  let input = params.input;
+  let format = params.format ?? 'auto';
+  if (format === 'auto') ({ format, input } = await detectFormat(input));
+  const writer = new JsonlWriter(params.output);
+  const pipeline = createPipeline(params.options, (message: Message) => writer.write(message));
+  let skipped = 0;
+  const batches =
+    format === 'json'
+      ? readJsonArrayMessages(input, { source })
+      : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++ });
+  try {
+    for await (const batch of batches) {
+      for (const message of batch) pipeline.write(message);
+      await writer.drain();
+    }
+    pipeline.end();
+    await writer.flush();
+  } finally {
+    pipeline.dispose();
+  }
+  const stats = pipeline.stats();
+  stats.entriesSkipped = skipped;
+  return stats;
+}
