@@ -14,6 +14,7 @@ import { resolveTranscriptPolicy } from './policy.ts';
 import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { STAGES } from './pipeline.ts';
 import { sanitizeStream, type InputFormat } from './run.ts';
+import type { ByteSource } from './jsonl.ts';
 
 class UsageError extends Error {}
 
@@ -119,7 +120,7 @@ export interface Io {
   stderr: Writable;
 }
 
-async function openInput(file: string | undefined, io: Io): Promise<{ input: AsyncIterable<Buffer | string>; source: string }> {
+async function openInput(file: string | undefined, io: Io): Promise<{ input: ByteSource; source: string }> {
   if (file === undefined || file === '-') return { input: io.stdin, source: '<stdin>' };
   let stat;
   try {
@@ -135,6 +136,17 @@ async function openInput(file: string | undefined, io: Io): Promise<{ input: Asy
     throw new HygieneError('input_unreadable', `${file}: permission denied`, { source: file });
   }
   return { input: createReadStream(file, { highWaterMark: 256 * 1024 }), source: file };
+}
+
+/** Opens the temporary output first, so an unwritable destination fails before any work is done. */
+async function openOutput(temporary: string, target: string): Promise<Writable> {
+  let handle;
+  try {
+    handle = await fs.open(temporary, 'wx');
+  } catch (error) {
+    throw new HygieneError('output_failed', `${target}: cannot write output (${(error as Error).message})`);
+  }
+  return createWriteStream(temporary, { fd: handle, autoClose: true });
 }
 
 async function runSanitize(args: string[], io: Io): Promise<number> {
@@ -158,7 +170,7 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
 
   const target = values.output;
   const temporary = target === undefined ? undefined : path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
-  const output = temporary === undefined ? io.stdout : createWriteStream(temporary, { flags: 'wx' });
+  const output = temporary === undefined ? io.stdout : await openOutput(temporary, target!);
   let outputError: Error | undefined;
   output.on('error', (error: Error) => {
     outputError = error;

@@ -7,11 +7,12 @@ import { Readable } from 'node:stream';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { HygieneError } from './errors.ts';
 import type { Message } from './types.ts';
+import type { ByteSource } from './jsonl.ts';
 
 const BATCH_SIZE = 256;
 
 export async function* readJsonArrayMessages(
-  input: AsyncIterable<Buffer | string>,
+  input: ByteSource,
   options: { source?: string } = {},
 ): AsyncGenerator<Message[]> {
   const source = options.source ?? '<input>';

@@ -16,6 +16,9 @@ import { once } from 'node:events';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
 
+/** Bytes or text in chunks: a Readable, an async generator, or an array of chunks. */
+export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
+
 const rawLines = new WeakMap<object, string>();
 
 /** The original line of a message read from JSONL, if it is still the same object. */
@@ -103,7 +106,7 @@ export class LineSplitter {
 
 /** Reads JSONL and yields messages in batches (one batch per input chunk), so per-message async overhead stays out of the loop. */
 export async function* readJsonlMessages(
-  input: AsyncIterable<Buffer | string>,
+  input: ByteSource,
   options: JsonlReadOptions = {},
 ): AsyncGenerator<Message[]> {
   const splitter = new LineSplitter();
@@ -192,9 +195,14 @@ export class JsonlWriter {
 
   /** Resolves when the destination can take more. */
   async drain(): Promise<void> {
+    const output = this.output;
+    if (output.destroyed) throw output.errored ?? new Error('the destination was closed');
     if (!this.blocked) return;
     this.blocked = false;
-    await once(this.output, 'drain');
+    if (!output.writableNeedDrain) return;
+    // 'close' as well as 'drain': a destination destroyed while we wait must not leave us hanging.
+    await Promise.race([once(output, 'drain'), once(output, 'close')]);
+    if (output.destroyed) throw output.errored ?? new Error('the destination was closed');
   }
 
   /** Writes what is buffered and waits until it is accepted (does not end the destination). */

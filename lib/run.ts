@@ -4,7 +4,7 @@
  */
 import type { Writable } from 'node:stream';
 import { createPipeline } from './pipeline.ts';
-import { JsonlWriter, readJsonlMessages } from './jsonl.ts';
+import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages } from './json-array.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
@@ -13,7 +13,7 @@ import type { Message } from './types.ts';
 export type InputFormat = 'auto' | 'jsonl' | 'json';
 
 export interface SanitizeStreamParams {
-  input: AsyncIterable<Buffer | string>;
+  input: ByteSource;
   output: Writable;
   options: HygieneOptions;
   /** Name for error messages: a path or `<stdin>`. */
@@ -23,8 +23,8 @@ export interface SanitizeStreamParams {
 }
 
 /** Looks at the first non-blank character without consuming the input. */
-async function detectFormat(input: AsyncIterable<Buffer | string>): Promise<{ format: 'jsonl' | 'json'; input: AsyncIterable<Buffer | string> }> {
-  const iterator = input[Symbol.asyncIterator]();
+async function detectFormat(source: ByteSource): Promise<{ format: 'jsonl' | 'json'; input: ByteSource }> {
+  const iterator = toAsyncIterator(source);
   const seen: Array<Buffer | string> = [];
   let format: 'jsonl' | 'json' = 'jsonl';
   for (;;) {
@@ -46,6 +46,10 @@ async function detectFormat(input: AsyncIterable<Buffer | string>): Promise<{ fo
     }
   }
   return { format, input: replay() };
+}
+
+function toAsyncIterator(source: ByteSource): AsyncIterator<Buffer | string> | Iterator<Buffer | string> {
+  return Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
 }
 
 export async function sanitizeStream(params: SanitizeStreamParams): Promise<HygieneStats> {

@@ -1,0 +1,143 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
+import { HygieneError } from '../../lib/errors.ts';
+import type { Message } from '../../lib/types.ts';
+
+/** Feeds text in chunks of `size` bytes, so line and UTF-8 boundaries fall inside chunks. */
+function chunked(text: string, size: number): Buffer[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
+
+async function readAll(text: string, size = 7): Promise<Message[]> {
+  const out: Message[] = [];
+  for await (const batch of readJsonlMessages(chunked(text, size), { source: 'in.jsonl' })) out.push(...batch);
+  return out;
+}
+
+describe('LineSplitter', () => {
+  test('splits LF and CRLF, keeps the tail, and decodes UTF-8 split across chunks', () => {
+    const splitter = new LineSplitter();
+    const lines: string[] = [];
+    for (const chunk of chunked('a\r\nzé\n€x', 1)) lines.push(...splitter.push(chunk));
+    lines.push(...splitter.end());
+    assert.deepEqual(lines, ['a', 'zé', '€x']);
+  });
+});
+
+describe('readJsonlMessages', () => {
+  const session = [
+    '{"type":"session","version":3,"id":"s1","timestamp":"2026-07-20T09:00:00.000Z","cwd":"/"}',
+    '{"type":"model_change","id":"e1","parentId":null,"provider":"anthropic"}',
+    '{"type":"message","id":"e2","parentId":"e1","message":{"role":"user","content":"héllo"}}',
+    '',
+    '{"role":"assistant","content":[{"type":"text","text":"bare"}]}',
+    '{"custom":true}',
+  ].join('\r\n');
+
+  for (const size of [1, 3, 7, 1024]) {
+    test(`session entries and bare messages in file order (chunks of ${size} bytes)`, async () => {
+      assert.deepEqual(await readAll(session, size), [
+        { role: 'user', content: 'héllo' },
+        { role: 'assistant', content: [{ type: 'text', text: 'bare' }] },
+        { custom: true },
+      ]);
+    });
+  }
+
+  test('drops a leading byte-order mark', async () => {
+    assert.deepEqual(await readAll('\uFEFF{"role":"user","content":"x"}\n'), [{ role: 'user', content: 'x' }]);
+  });
+
+  test('counts skipped entries with their line', async () => {
+    const skipped: Array<[string, number]> = [];
+    for await (const _ of readJsonlMessages([session], { onSkippedEntry: (type, line) => skipped.push([type, line]) })) void _;
+    assert.deepEqual(skipped, [['session', 1], ['model_change', 2]]);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['not JSON', '{"role":"user","content":"a"}\n{"role":\n', /^in\.jsonl:2: not valid JSON/],
+    ['a number', '{"role":"user","content":"a"}\n\n42\n', /^in\.jsonl:3: expected a JSON object, got a number$/],
+    ['null', 'null\n', /^in\.jsonl:1: expected a JSON object, got null$/],
+    ['an array', '[1]\n', /^in\.jsonl:1: expected a JSON object, got an array$/],
+    ['a message entry without a message', '{"type":"message","id":"x"}\n', /^in\.jsonl:1: a "message" entry without a message object$/],
+    ['a torn last line', '{"role":"user","content":"a"}\n{"role":"us', /^in\.jsonl:2: not valid JSON/],
+  ];
+  for (const [name, text, pattern] of bad) {
+    test(`a line that is ${name} stops the read with the file and line`, async () => {
+      await assert.rejects(readAll(text), (error: unknown) => {
+        assert.ok(error instanceof HygieneError);
+        assert.equal(error.code, 'malformed_line');
+        assert.equal(error.source, 'in.jsonl');
+        assert.match(error.message, pattern);
+        assert.ok(!error.message.includes('\n'), 'one line');
+        return true;
+      });
+    });
+  }
+});
+
+describe('raw passthrough', () => {
+  test('an untouched message is written as its original line; a replaced one is stringified', () => {
+    const parser = new JsonlLineParser();
+    const original = '{ "role" : "user", "content" : "spaced" }';
+    const message = parser.parse(original)!;
+    assert.equal(stringifyMessage(message), original + '\n');
+    const copy = { ...message, content: 'changed' };
+    assert.equal(stringifyMessage(copy), '{"role":"user","content":"changed"}\n');
+  });
+
+  test('a message taken out of a session entry is stringified (its line is the entry, not the message)', () => {
+    const message = new JsonlLineParser().parse('{"type":"message","message":{"role":"user","content":"x"}}')!;
+    assert.equal(stringifyMessage(message), '{"role":"user","content":"x"}\n');
+  });
+});
+
+describe('stream forms', () => {
+  test('parseJsonl and stringifyJsonl round-trip through streams', async () => {
+    const lines = ['{"role":"user","content":"a"}', '{"type":"message","message":{"role":"assistant","content":[]}}', '{"role":"user","content":"b"}'];
+    let out = '';
+    await pipeline(
+      Readable.from(chunked(lines.join('\n') + '\n', 5)),
+      parseJsonl(),
+      stringifyJsonl(),
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          out += chunk.toString();
+          callback();
+        },
+      }),
+    );
+    assert.equal(out, ['{"role":"user","content":"a"}', '{"role":"assistant","content":[]}', '{"role":"user","content":"b"}'].join('\n') + '\n');
+  });
+
+  test('parseJsonl reports a bad line as a stream error', async () => {
+    await assert.rejects(
+      pipeline(Readable.from(['{"role":"user"}\nnope\n']), parseJsonl({ source: 'x.jsonl' }), new Writable({ objectMode: true, write: (_c, _e, cb) => cb() })),
+      /x\.jsonl:2: not valid JSON/,
+    );
+  });
+
+  test('JsonlWriter waits for drain when the destination is slow', async () => {
+    const written: string[] = [];
+    const slow = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk.toString());
+        setTimeout(callback, 1);
+      },
+    });
+    const writer = new JsonlWriter(slow);
+    const big = 'x'.repeat(70 * 1024);
+    writer.write({ role: 'user', content: big });
+    await writer.drain();
+    writer.write({ role: 'user', content: 'tail' });
+    await writer.flush();
+    assert.equal(written.join(''), JSON.stringify({ role: 'user', content: big }) + '\n' + '{"role":"user","content":"tail"}\n');
+  });
+});

@@ -1,0 +1,114 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHygieneStream, sanitizeSessionHistory, type HygieneOptions, type HygieneStats, type Message } from '../../lib/index.ts';
+import { STAGES, selectRules } from '../../lib/pipeline.ts';
+import { resolveHygieneOptions } from '../../lib/options.ts';
+import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { readJsonlMessages } from '../../lib/jsonl.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const ROUTES: HygieneOptions[] = [
+  { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' },
+  { provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' },
+  { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' },
+  { provider: 'amazon-bedrock', modelApi: 'bedrock-converse-stream', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0' },
+  { provider: 'mistral', modelApi: 'openai-completions', modelId: 'mistral-large-latest' },
+  { provider: 'something-else', modelApi: 'unknown-api', modelId: 'foo' },
+];
+
+async function viaStream(messages: readonly unknown[], options: HygieneOptions): Promise<{ out: Message[]; stats: HygieneStats | undefined }> {
+  const out: Message[] = [];
+  let stats: HygieneStats | undefined;
+  // Object-mode streams cannot carry null; the array API drops it, so the stream is fed the rest.
+  await pipeline(
+    Readable.from(messages.filter((m) => m !== null), { objectMode: true }),
+    createHygieneStream({ ...options, onStats: (s) => (stats = s) }),
+    new Writable({
+      objectMode: true,
+      highWaterMark: 1,
+      write(message: Message, _encoding, callback) {
+        out.push(message);
+        callback();
+      },
+    }),
+  );
+  return { out, stats };
+}
+
+async function fixtureTranscripts(): Promise<Array<[string, unknown[]]>> {
+  const out: Array<[string, unknown[]]> = [];
+  const sessions = path.join(root, 'fixtures/sessions');
+  for (const name of (await readdir(sessions)).filter((n) => n.endsWith('.jsonl')).sort()) {
+    const messages: unknown[] = [];
+    for await (const batch of readJsonlMessages([await readFile(path.join(sessions, name))])) messages.push(...batch);
+    out.push([name, messages]);
+  }
+  const oracle = path.join(root, 'fixtures/oracle');
+  for (const name of (await readdir(oracle).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort()) {
+    const lines = (await readFile(path.join(oracle, name), 'utf8')).split('\n').filter(Boolean);
+    lines.forEach((line, i) => out.push([`${name}#${i}`, (JSON.parse(line) as { messages: unknown[] }).messages]));
+  }
+  return out;
+}
+
+describe('sanitizeSessionHistory and createHygieneStream run the same stages', async () => {
+  const transcripts = await fixtureTranscripts();
+  test('there are fixtures to compare', () => assert.ok(transcripts.length > 10, `${transcripts.length} transcripts`));
+  for (const options of ROUTES) {
+    test(`every fixture, ${options.provider}/${options.modelApi}`, async () => {
+      for (const [name, messages] of transcripts) {
+        let arrayStats: HygieneStats | undefined;
+        const fromArray = await sanitizeSessionHistory(structuredClone(messages.filter((m) => m !== null)), { ...options, onStats: (s) => (arrayStats = s) });
+        const fromStream = await viaStream(structuredClone(messages), options);
+        assert.deepEqual(fromStream.out, fromArray, name);
+        assert.deepEqual(fromStream.stats, arrayStats, `${name}: stats`);
+      }
+    });
+  }
+});
+
+describe('the stage list', () => {
+  test('is data: every entry has a rule with a unique kebab-case name and a spec step', () => {
+    const names = STAGES.map((entry) => entry.rule.meta.name);
+    assert.equal(new Set(names).size, names.length);
+    for (const entry of STAGES) {
+      assert.match(entry.rule.meta.name, /^[a-z]+(-[a-z0-9]+)+$/);
+      assert.ok(entry.rule.meta.summary.length > 10, entry.rule.meta.name);
+      assert.ok(entry.step.length > 0);
+    }
+  });
+
+  test('selectRules keeps the list order', () => {
+    const options = resolveHygieneOptions(ROUTES[0]);
+    const rules = selectRules(resolveTranscriptPolicy(options), options);
+    const order = STAGES.map((entry) => entry.rule);
+    const positions = rules.map((rule) => order.indexOf(rule));
+    assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
+    assert.equal(rules[0]!.meta.name, 'drop-non-object-messages');
+  });
+
+  test('the input is never mutated', async () => {
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: ' ' }, { type: 'text', text: 'x' }], provenance: { kind: 'inter_session' } },
+      { role: 'toolResult', toolCallId: 'a', content: '' },
+    ];
+    const before = structuredClone(messages);
+    await sanitizeSessionHistory(messages, ROUTES[0]!);
+    assert.deepEqual(messages, before);
+  });
+
+  test('non-object entries are dropped and counted on every route', async () => {
+    for (const options of ROUTES) {
+      let stats: HygieneStats | undefined;
+      const out = await sanitizeSessionHistory([null, 1, 'x', [], { role: 'user', content: 'kept' }], { ...options, onStats: (s) => (stats = s) });
+      assert.deepEqual(out, [{ role: 'user', content: 'kept' }]);
+      assert.equal(stats!.rules['drop-non-object-messages']!.dropped, 4);
+    }
+  });
+});
