@@ -1,0 +1,326 @@
+/**
+ * The one place that holds messages back: a first-in first-out queue with a memory
+ * budget that spills its oldest entries to a temporary file.
+ *
+ * Rules that need lookahead (tool-result pairing holds every frame after one whose call
+ * is still unanswered) push what they cannot emit yet and shift it out once it is final.
+ * While the estimated size of the entries in memory stays under the budget nothing
+ * touches the disk; past it, the oldest in-memory entries are appended to the spill file
+ * and read back, in order, when they reach the front. Output is identical either way.
+ *
+ * The spill file is unlinked as soon as it is opened: it lives only as long as the open
+ * descriptor, so nothing is left behind on success, error, destroy or a crash.
+ */
+import { closeSync, openSync, readSync, unlinkSync, writeSync, ftruncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { rawLineOf } from './jsonl.ts';
+import type { Message } from './types.ts';
+
+/** Rough in-memory size of a JSON value, in bytes; cheap, and capped so huge values are not walked twice. */
+export function approximateSize(value: unknown, cap = 1 << 30): number {
+  switch (typeof value) {
+    case 'string':
+      return 16 + value.length * 2;
+    case 'number':
+    case 'boolean':
+      return 8;
+    case 'object': {
+      if (value === null) return 8;
+      let total = 32;
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          total += approximateSize(item, cap - total);
+          if (total >= cap) return total;
+        }
+        return total;
+      }
+      for (const key in value) {
+        total += 16 + key.length * 2 + approximateSize((value as Record<string, unknown>)[key], cap - total);
+        if (total >= cap) return total;
+      }
+      return total;
+    }
+    default:
+      return 8;
+  }
+}
+
+/** Size of a message for the budget: its original line when we have it (no walk), else an estimate. */
+export function messageSize(message: Message): number {
+  const raw = rawLineOf(message);
+  return raw === undefined ? approximateSize(message) : 64 + raw.length * 2;
+}
+
+/** An append-only temporary file of lines, read back sequentially from the front. */
+class SpillFile {
+  private fd: number;
+  private writeOffset = 0;
+  private readOffset = 0;
+  private readBuffer = Buffer.alloc(0);
+  private readBufferStart = 0;
+  private lines: string[] = [];
+  private lineIndex = 0;
+  /** Lines written and not yet read. */
+  count = 0;
+
+  constructor(directory: string) {
+    const file = path.join(directory, `transcript-hygiene-${process.pid}-${randomBytes(6).toString('hex')}.spill`);
+    this.fd = openSync(file, 'wx+', 0o600);
+    // Unlinked at once: the data lives as long as the descriptor, and no crash can leave the file behind.
+    unlinkSync(file);
+  }
+
+  append(lines: string[]): void {
+    const data = Buffer.from(lines.join('\n') + '\n', 'utf8');
+    let written = 0;
+    while (written < data.length) written += writeSync(this.fd, data, written, data.length - written, this.writeOffset + written);
+    this.writeOffset += data.length;
+    this.count += lines.length;
+  }
+
+  /** The next unread line. Only call when count > 0. */
+  next(): string {
+    if (this.lineIndex >= this.lines.length) this.fill();
+    this.count--;
+    const line = this.lines[this.lineIndex++]!;
+    if (this.count === 0) this.reset();
+    return line;
+  }
+
+  private fill(): void {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let text = '';
+    // Read until at least one complete line is buffered.
+    for (;;) {
+      const bytes = readSync(this.fd, chunk, 0, chunk.length, this.readOffset);
+      this.readOffset += bytes;
+      const joined = Buffer.concat([this.readBuffer, chunk.subarray(0, bytes)]);
+      const lastNewline = joined.lastIndexOf(10);
+      if (lastNewline >= 0) {
+        text = joined.toString('utf8', 0, lastNewline);
+        this.readBuffer = Buffer.from(joined.subarray(lastNewline + 1));
+        break;
+      }
+      this.readBuffer = joined;
+      if (bytes === 0) throw new Error('spill file ended in the middle of a line');
+    }
+    this.lines = text.split('\n');
+    this.lineIndex = 0;
+    void this.readBufferStart;
+  }
+
+  /** Everything written was read: start over at offset 0 so the file does not grow without end. */
+  private reset(): void {
+    this.writeOffset = 0;
+    this.readOffset = 0;
+    this.readBuffer = Buffer.alloc(0);
+    this.lines = [];
+    this.lineIndex = 0;
+    ftruncateSync(this.fd, 0);
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+export interface SpillCodec<T> {
+  /** Estimated bytes the entry holds in memory. */
+  sizeOf(entry: T): number;
+  /** One line of text, without newline characters. */
+  serialize(entry: T): string;
+  deserialize(line: string): T;
+}
+
+export interface SpillQueueOptions {
+  /** Bytes of entries kept in memory before the oldest spill to disk. */
+  budgetBytes: number;
+  /** Directory of the spill file (default: the OS temporary directory). */
+  directory?: string;
+}
+
+/**
+ * FIFO of entries with a memory budget. The entries on disk are always older than the
+ * ones in memory, so order is kept by reading the file first.
+ */
+export class SpillQueue<T> {
+  private memory: T[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  private memoryBytes = 0;
+  private file: SpillFile | undefined;
+  private readonly budget: number;
+  private readonly directory: string;
+  /** Entries ever written to disk (for stats and tests). */
+  spilledEntries = 0;
+  /** Largest number of bytes the in-memory part held. */
+  peakMemoryBytes = 0;
+
+  constructor(private readonly codec: SpillCodec<T>, options: SpillQueueOptions) {
+    this.budget = options.budgetBytes;
+    this.directory = options.directory ?? tmpdir();
+  }
+
+  get length(): number {
+    return (this.file?.count ?? 0) + this.memory.length - this.head;
+  }
+
+  /** Bytes held in memory (estimated). */
+  get bytesInMemory(): number {
+    return this.memoryBytes;
+  }
+
+  push(entry: T): void {
+    const size = this.codec.sizeOf(entry);
+    this.memory.push(entry);
+    this.sizes.push(size);
+    this.memoryBytes += size;
+    if (this.memoryBytes > this.peakMemoryBytes) this.peakMemoryBytes = this.memoryBytes;
+    if (this.memoryBytes > this.budget) this.spill();
+  }
+
+  /** Moves the oldest in-memory entries to disk until memory is at half the budget. */
+  private spill(): void {
+    const target = this.budget / 2;
+    const lines: string[] = [];
+    while (this.memoryBytes > target && this.head < this.memory.length) {
+      lines.push(this.codec.serialize(this.memory[this.head]!));
+      this.memoryBytes -= this.sizes[this.head]!;
+      this.head++;
+    }
+    this.compact();
+    if (lines.length === 0) return;
+    this.file ??= new SpillFile(this.directory);
+    this.file.append(lines);
+    this.spilledEntries += lines.length;
+  }
+
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.memory.length) {
+      this.memory = this.memory.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private fromDisk: T | undefined;
+  private hasFromDisk = false;
+
+  /** The oldest entry, or undefined when empty. */
+  peek(): T | undefined {
+    if (this.hasFromDisk) return this.fromDisk;
+    if (this.file !== undefined && this.file.count > 0) {
+      this.fromDisk = this.codec.deserialize(this.file.next());
+      this.hasFromDisk = true;
+      return this.fromDisk;
+    }
+    return this.head < this.memory.length ? this.memory[this.head] : undefined;
+  }
+
+  /** Removes and returns the oldest entry. */
+  shift(): T | undefined {
+    const entry = this.peek();
+    if (this.hasFromDisk) {
+      this.hasFromDisk = false;
+      this.fromDisk = undefined;
+      return entry;
+    }
+    if (this.head >= this.memory.length) return undefined;
+    this.memoryBytes -= this.sizes[this.head]!;
+    this.memory[this.head] = undefined as T;
+    this.head++;
+    if (this.head === this.memory.length) {
+      this.memory = [];
+      this.sizes = [];
+      this.head = 0;
+    } else {
+      this.compact();
+    }
+    return entry;
+  }
+
+  /** Closes the spill file; the queue must not be used afterwards. */
+  dispose(): void {
+    this.file?.close();
+    this.file = undefined;
+    this.memory = [];
+    this.sizes = [];
+    this.head = 0;
+    this.memoryBytes = 0;
+  }
+}
+
+/** A codec for plain messages. */
+export const messageCodec: SpillCodec<Message> = {
+  sizeOf: messageSize,
+  serialize: (message) => JSON.stringify(message),
+  deserialize: (line) => JSON.parse(line) as Message,
+};
+
+/**
+ * Random-access store for messages that must be kept out of memory but are looked up
+ * later by handle (results attached to frames that already went to disk).
+ */
+export class SpillStore {
+  private file: SpillFileRandomAccess | undefined;
+  constructor(private readonly directory: string = tmpdir()) {}
+
+  put(message: Message): StoredMessage {
+    this.file ??= new SpillFileRandomAccess(this.directory);
+    return this.file.put(JSON.stringify(message));
+  }
+
+  get(handle: StoredMessage): Message {
+    if (this.file === undefined) throw new Error('SpillStore.get before put');
+    return JSON.parse(this.file.get(handle)) as Message;
+  }
+
+  dispose(): void {
+    this.file?.close();
+    this.file = undefined;
+  }
+}
+
+export interface StoredMessage {
+  readonly offset: number;
+  readonly length: number;
+}
+
+class SpillFileRandomAccess {
+  private fd: number;
+  private end = 0;
+
+  constructor(directory: string) {
+    const file = path.join(directory, `transcript-hygiene-${process.pid}-${randomBytes(6).toString('hex')}.store`);
+    this.fd = openSync(file, 'wx+', 0o600);
+    unlinkSync(file);
+  }
+
+  put(text: string): StoredMessage {
+    const data = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < data.length) written += writeSync(this.fd, data, written, data.length - written, this.end + written);
+    const handle = { offset: this.end, length: data.length };
+    this.end += data.length;
+    return handle;
+  }
+
+  get(handle: StoredMessage): string {
+    const data = Buffer.allocUnsafe(handle.length);
+    let read = 0;
+    while (read < handle.length) {
+      const bytes = readSync(this.fd, data, read, handle.length - read, handle.offset + read);
+      if (bytes === 0) throw new Error('spill store is shorter than a stored message');
+      read += bytes;
+    }
+    return data.toString('utf8');
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}

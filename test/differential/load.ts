@@ -1,0 +1,80 @@
+/**
+ * Reads the reference answers recorded by `record.ts` from
+ * `fixtures/oracle/<suite>.jsonl` (one JSON object a line: name, options,
+ * messages, and expected or error).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { RecordedCase } from './cases.ts';
+
+export type { RecordedCase } from './cases.ts';
+
+const SUITE_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/** Absolute path of a suite's fixture file, relative to the repository root (not the working directory). */
+export function oracleFixturePath(suite: string): string {
+  if (!SUITE_NAME.test(suite)) throw new Error(`Invalid suite name ${JSON.stringify(suite)}: expected lower-case letters, digits and dashes`);
+  return fileURLToPath(new URL(`../../fixtures/oracle/${suite}.jsonl`, import.meta.url));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks one parsed line; throws with the file and line number on a malformed record. */
+function toRecordedCase(value: unknown, where: string): RecordedCase {
+  const fail = (what: string): never => {
+    throw new Error(`${where}: ${what}`);
+  };
+  if (!isPlainObject(value)) return fail('not a JSON object');
+  const { name, options, messages, expected, error } = value;
+  if (typeof name !== 'string' || name === '') fail('`name` must be a non-empty string');
+  if (!isPlainObject(options)) fail('`options` must be an object');
+  const opts = options as Record<string, unknown>;
+  for (const key of ['provider', 'modelApi', 'modelId'] as const) {
+    if (typeof opts[key] !== 'string') fail(`\`options.${key}\` must be a string`);
+  }
+  if (opts.reasoning !== undefined && typeof opts.reasoning !== 'boolean') fail('`options.reasoning` must be a boolean');
+  if (!Array.isArray(messages)) fail('`messages` must be an array');
+  if ((expected === undefined) === (error === undefined)) fail('exactly one of `expected` and `error` must be present');
+  if (expected !== undefined && !Array.isArray(expected)) fail('`expected` must be an array');
+  if (error !== undefined && typeof error !== 'string') fail('`error` must be a string');
+  return value as unknown as RecordedCase;
+}
+
+/** All recorded cases of a suite, in file order. Throws if the file is missing or a line is malformed. */
+export function loadOracleCases(suite: string): RecordedCase[] {
+  const file = oracleFixturePath(suite);
+  const text = readFileSync(file, 'utf8');
+  const cases: RecordedCase[] = [];
+  const names = new Set<string>();
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    const where = `${file}:${index + 1}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (err) {
+      throw new Error(`${where}: invalid JSON (${(err as Error).message})`);
+    }
+    const recorded = toRecordedCase(parsed, where);
+    if (names.has(recorded.name)) throw new Error(`${where}: duplicate case name ${JSON.stringify(recorded.name)}`);
+    names.add(recorded.name);
+    cases.push(recorded);
+  });
+  return cases;
+}
+
+/**
+ * Copies of the messages without `usage` on assistant messages (other messages
+ * are returned as they are). The reference adds a normalized usage snapshot to
+ * every assistant; the project does not have to (spec README, "Not required"),
+ * so comparisons leave it out on both sides.
+ */
+export function stripUsage(messages: readonly unknown[]): unknown[] {
+  return messages.map((message) => {
+    if (!isPlainObject(message) || message.role !== 'assistant' || !('usage' in message)) return message;
+    const { usage: _usage, ...rest } = message;
+    return rest;
+  });
+}
