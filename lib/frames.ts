@@ -182,6 +182,16 @@ export class SpillQueue<T> {
     if (this.memoryBytes > this.budget) this.spill();
   }
 
+  /**
+   * Accounts bytes that belong to an in-memory entry but were attached after it was pushed
+   * (a result filling a held slot). Positive deltas may spill.
+   */
+  adjust(delta: number): void {
+    this.memoryBytes += delta;
+    if (this.memoryBytes > this.peakMemoryBytes) this.peakMemoryBytes = this.memoryBytes;
+    if (delta > 0 && this.memoryBytes > this.budget) this.spill();
+  }
+
   /** Moves the oldest in-memory entries to disk until memory is at half the budget. */
   private spill(): void {
     const target = this.budget / 2;

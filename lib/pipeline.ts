@@ -16,6 +16,11 @@ import { dropNonObjectMessagesRule } from '../transforms/drop-non-object-message
 import { annotateInterSessionProvenanceRule } from '../transforms/annotate-inter-session-provenance.ts';
 import { dropBlankUserTextRule } from '../transforms/drop-blank-user-text.ts';
 import { dropBlankTextBlocksRule } from '../transforms/drop-blank-text-blocks.ts';
+import {
+  repairResponsesToolResultPairingAgainRule,
+  repairResponsesToolResultPairingRule,
+  repairToolResultPairingRule,
+} from '../transforms/repair-tool-result-pairing.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -32,6 +37,9 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
   { rule: dropBlankUserTextRule, step: '4', when: always },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
+  { rule: repairResponsesToolResultPairingRule, step: '9', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
+  { rule: repairToolResultPairingRule, step: '10', when: (policy) => !policy.responsesFamily && policy.repairToolUseResultPairing },
+  { rule: repairResponsesToolResultPairingAgainRule, step: '14', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
 ]);
 
 /** The rules that run for a policy, in order. */
