@@ -2,7 +2,7 @@
  * The `transcript-hygiene` command. Every failure ends in one line on stderr that names
  * the input (and line, when there is one) and a distinct exit code (lib/exit-codes.ts).
  */
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { finished } from 'node:stream/promises';
@@ -13,8 +13,7 @@ import { EXIT } from './exit-codes.ts';
 import { resolveTranscriptPolicy } from './policy.ts';
 import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { STAGES } from './pipeline.ts';
-import { sanitizeStream, type InputFormat } from './run.ts';
-import type { ByteSource } from './jsonl.ts';
+import { sanitizeFile, sanitizeStream, type InputFormat } from './run.ts';
 
 class UsageError extends Error {}
 
@@ -120,8 +119,9 @@ export interface Io {
   stderr: Writable;
 }
 
-async function openInput(file: string | undefined, io: Io): Promise<{ input: ByteSource; source: string }> {
-  if (file === undefined || file === '-') return { input: io.stdin, source: '<stdin>' };
+/** Checks the input before any work: stdin, or a readable regular file. */
+async function checkInput(file: string | undefined): Promise<string | undefined> {
+  if (file === undefined || file === '-') return undefined;
   let stat;
   try {
     stat = await fs.stat(file);
@@ -135,7 +135,7 @@ async function openInput(file: string | undefined, io: Io): Promise<{ input: Byt
   } catch {
     throw new HygieneError('input_unreadable', `${file}: permission denied`, { source: file });
   }
-  return { input: createReadStream(file, { highWaterMark: 256 * 1024 }), source: file };
+  return file;
 }
 
 /** Opens the temporary output first, so an unwritable destination fails before any work is done. */
@@ -166,7 +166,7 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
   if (!['auto', 'jsonl', 'json'].includes(format)) throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
   const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false };
   resolveHygieneOptions(options);
-  const { input, source } = await openInput(positionals[0], io);
+  const file = await checkInput(positionals[0]);
 
   const target = values.output;
   const temporary = target === undefined ? undefined : path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
@@ -176,7 +176,10 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
     outputError = error;
   });
   try {
-    const stats = await sanitizeStream({ input, output, options, source, format });
+    const stats =
+      file === undefined
+        ? await sanitizeStream({ input: io.stdin, output, options, source: '<stdin>', format })
+        : await sanitizeFile({ path: file, output, options, format });
     if (temporary !== undefined && target !== undefined) {
       output.end();
       await finished(output);

@@ -21,6 +21,13 @@ export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | stri
 
 const rawLines = new WeakMap<object, string>();
 
+const inputLines = new WeakMap<object, number>();
+
+/** The 1-based input line a message was read from, when the reader was asked to record it. */
+export function inputLineOf(message: Message): number | undefined {
+  return inputLines.get(message);
+}
+
 /** The original line of a message read from JSONL, if it is still the same object. */
 export function rawLineOf(message: Message): string | undefined {
   return rawLines.get(message);
@@ -31,6 +38,8 @@ export interface JsonlReadOptions {
   source?: string;
   /** Called for each session entry that is not a message (header, model change, ...). */
   onSkippedEntry?: (type: string, line: number) => void;
+  /** Remember each message's input line (see inputLineOf); needed with a result index. */
+  recordLines?: boolean;
 }
 
 function describeValue(value: unknown): string {
@@ -43,11 +52,13 @@ function describeValue(value: unknown): string {
 export class JsonlLineParser {
   private readonly source: string;
   private readonly onSkippedEntry: ((type: string, line: number) => void) | undefined;
+  private readonly recordLines: boolean;
   lineNumber = 0;
 
   constructor(options: JsonlReadOptions = {}) {
     this.source = options.source ?? '<input>';
     this.onSkippedEntry = options.onSkippedEntry;
+    this.recordLines = options.recordLines ?? false;
   }
 
   parse(line: string): Message | undefined {
@@ -65,6 +76,7 @@ export class JsonlLineParser {
     if (type === 'message') {
       const message = value.message;
       if (!isRecord(message)) throw this.fail(lineNumber, 'a "message" entry without a message object');
+      if (this.recordLines) inputLines.set(message, lineNumber);
       return message;
     }
     if (typeof type === 'string' && value.role === undefined) {
@@ -72,6 +84,7 @@ export class JsonlLineParser {
       return undefined;
     }
     rawLines.set(value, line);
+    if (this.recordLines) inputLines.set(value, lineNumber);
     return value;
   }
 
@@ -201,7 +214,12 @@ export class JsonlWriter {
     this.blocked = false;
     if (!output.writableNeedDrain) return;
     // 'close' as well as 'drain': a destination destroyed while we wait must not leave us hanging.
-    await Promise.race([once(output, 'drain'), once(output, 'close')]);
+    const abort = new AbortController();
+    try {
+      await Promise.race([once(output, 'drain', { signal: abort.signal }), once(output, 'close', { signal: abort.signal })]);
+    } finally {
+      abort.abort();
+    }
     if (output.destroyed) throw output.errored ?? new Error('the destination was closed');
   }
 

@@ -3,6 +3,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { HygieneError } from './errors.ts';
+import type { ResultIdIndex } from './result-index.ts';
 
 export const DEFAULT_IMAGE_MAX_DIMENSION_PX = 1200;
 export const DEFAULT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
@@ -28,6 +29,11 @@ export interface HygieneOptions {
   modelSwitchedAt?: number;
   /** Clock for synthetic messages (default Date.now). */
   now?: () => number;
+  /**
+   * Where tool results appear in the input (from scanResultIds over the same file read with
+   * recorded lines): lets pairing finalize frames early instead of holding them to the end.
+   */
+  resultIndex?: ResultIdIndex;
 }
 
 export interface ResolvedHygieneOptions {
@@ -43,6 +49,7 @@ export interface ResolvedHygieneOptions {
   readonly memoryBudgetBytes: number;
   readonly modelSwitchedAt: number | undefined;
   readonly now: () => number;
+  readonly resultIndex: ResultIdIndex | undefined;
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -91,6 +98,7 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     memoryBudgetBytes: positiveInteger('memoryBudgetBytes', options.memoryBudgetBytes, DEFAULT_MEMORY_BUDGET_BYTES),
     modelSwitchedAt: switchedAt,
     now: options.now ?? Date.now,
+    resultIndex: options.resultIndex,
   });
 }
 

@@ -3,6 +3,8 @@
  * with backpressure, in bounded memory. The CLI and the batch exporter both use it.
  */
 import type { Writable } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { scanResultIds } from './result-index.ts';
 import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages } from './json-array.ts';
@@ -63,7 +65,7 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
   const batches =
     format === 'json'
       ? readJsonArrayMessages(input, { source })
-      : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++ });
+      : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++, recordLines: params.options.resultIndex !== undefined });
   try {
     for await (const batch of batches) {
       for (const message of batch) pipeline.write(message);
@@ -77,4 +79,24 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
   const stats = pipeline.stats();
   stats.entriesSkipped = skipped;
   return stats;
+}
+
+export interface SanitizeFileParams extends Omit<SanitizeStreamParams, 'input' | 'source'> {
+  path: string;
+}
+
+/**
+ * Sanitizes a file. A JSONL file is first scanned for where its tool results are, so
+ * pairing never holds a frame longer than its answers can still arrive (see result-index.ts).
+ */
+export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneStats> {
+  const input = (): ByteSource => createReadStream(params.path, { highWaterMark: 256 * 1024 });
+  let format = params.format ?? 'auto';
+  if (format === 'auto') {
+    const probe = createReadStream(params.path, { start: 0, end: 64 * 1024 - 1 });
+    format = (await detectFormat(probe)).format;
+    probe.destroy();
+  }
+  const resultIndex = format === 'jsonl' ? await scanResultIds(params.path) : undefined;
+  return sanitizeStream({ ...params, input: input(), source: params.path, format, options: { ...params.options, resultIndex } });
 }

@@ -19,6 +19,8 @@ import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule
 import type { Message, ToolResultMessage } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { SpillQueue, SpillStore, messageSize, type StoredMessage } from '../lib/frames.ts';
+import { inputLineOf } from '../lib/jsonl.ts';
+import type { ResultIdIndex } from '../lib/result-index.ts';
 
 export const MISSING_TOOL_RESULT_TEXT =
   '[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.';
@@ -100,6 +102,7 @@ function isFailed(message: Message): boolean {
 /** One call occurrence: an entry in an assistant's content with a paired-call id. */
 interface Occurrence {
   readonly call: PairedCall;
+  readonly frame: Frame;
   readonly failed: boolean;
   /** The result this occurrence holds: a message, or a handle when it was moved out of memory. */
   result: Message | StoredMessage | undefined;
@@ -125,6 +128,8 @@ type Entry = Message | Slot;
 interface Frame {
   readonly occurrences: Occurrence[];
   readonly failed: boolean;
+  /** A later frame has started: only displaced results can still reach this one. */
+  closed: boolean;
 }
 
 export interface PairingOptions {
@@ -133,6 +138,8 @@ export interface PairingOptions {
   memoryBudgetBytes: number;
   now: () => number;
   count: (counter: string, n?: number) => void;
+  /** Where results appear in the input; with it, a closed frame whose ids have no later result is final. */
+  resultIndex?: ResultIdIndex;
 }
 
 /** The streaming core: push messages in order, receive the repaired stream through `emit`. */
@@ -144,6 +151,8 @@ export class ToolResultPairing implements RuleProcessor {
   private frame: Frame | undefined;
   private nextSeq = 0;
   private ended = false;
+  /** The furthest input line seen (with a result index only). */
+  private inputLine = 0;
 
   constructor(private readonly options: PairingOptions) {
     this.held = new SpillQueue<Entry>(
@@ -157,6 +166,10 @@ export class ToolResultPairing implements RuleProcessor {
   }
 
   push(message: Message, emit: Emit): void {
+    if (this.options.resultIndex !== undefined) {
+      const line = inputLineOf(message);
+      if (line !== undefined && line > this.inputLine) this.inputLine = line;
+    }
     const calls = pairedCallsOf(message);
     if (calls !== undefined) this.openFrame(message, calls);
     else if (message.role === 'toolResult') this.placeResult(message);
@@ -178,15 +191,18 @@ export class ToolResultPairing implements RuleProcessor {
 
   private openFrame(assistant: Message, calls: PairedCall[]): void {
     const failed = isFailed(assistant);
+    if (this.frame !== undefined) this.frame.closed = true;
+    const frame: Frame = { occurrences: [], failed, closed: false };
     const occurrences = calls.map(
-      (call): Occurrence => ({ call, failed, result: undefined, stored: false, resultBytes: 0, synthetic: false, slotSpilled: false, seq: this.nextSeq++ }),
+      (call): Occurrence => ({ call, frame, failed, result: undefined, stored: false, resultBytes: 0, synthetic: false, slotSpilled: false, seq: this.nextSeq++ }),
     );
     for (const occurrence of occurrences) {
       const list = this.unresolvedById.get(occurrence.call.id);
       if (list === undefined) this.unresolvedById.set(occurrence.call.id, [occurrence]);
       else list.push(occurrence);
     }
-    this.frame = { occurrences, failed };
+    frame.occurrences.push(...occurrences);
+    this.frame = frame;
     if (failed) {
       // The drop policy: a failed frame's assistant and all its results leave the replay copy.
       this.options.count('failedFramesDropped');
@@ -296,7 +312,7 @@ export class ToolResultPairing implements RuleProcessor {
       if (entry === undefined) return;
       if (entry instanceof Slot) {
         const occurrence = entry.occurrence;
-        const final = this.ended || (occurrence.result !== undefined && !occurrence.synthetic);
+        const final = this.ended || (occurrence.result !== undefined && !occurrence.synthetic) || this.noLaterResult(occurrence);
         if (!final) return;
         this.held.shift();
         const result = this.resultFor(occurrence);
@@ -308,6 +324,16 @@ export class ToolResultPairing implements RuleProcessor {
         emit(entry);
       }
     }
+  }
+
+  /** The index shortcut (§4.6): a closed frame's call whose id no later input line can answer is final. */
+  private noLaterResult(occurrence: Occurrence): boolean {
+    const index = this.options.resultIndex;
+    if (index === undefined || !occurrence.frame.closed) return false;
+    if (index.lastLineOf(occurrence.call.id) > this.inputLine) return false;
+    this.resolve(occurrence);
+    this.options.count('finalizedEarly');
+    return true;
   }
 
   private resultFor(occurrence: Occurrence): Message {
@@ -388,6 +414,7 @@ function createPairingRule(name: string, summary: string, responses: boolean): B
         memoryBudgetBytes: ctx.options.memoryBudgetBytes,
         now: ctx.now,
         count: ctx.count,
+        resultIndex: ctx.options.resultIndex,
       });
     },
   };

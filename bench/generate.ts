@@ -1,0 +1,215 @@
+/**
+ * Seeded generator of realistic agent sessions for benchmarks (never committed: generated
+ * into a temporary directory at run time).
+ *
+ * A session is a run of exchanges: a user prompt; an assistant turn with a signed thinking
+ * block, a sentence and 1-3 tool calls whose JSON arguments are 1-4 KB; their results,
+ * 0.5-20 KB each; sometimes another tool round; then an assistant answer. A few results
+ * are displaced behind the next user prompt or missing, as crashes and interrupted runs
+ * leave them. `session` format writes OpenClaw session entries (header, `message` entries
+ * linked by id/parentId, a compaction now and then); `messages` writes bare messages.
+ *
+ * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--seed 1] OUT.jsonl
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+
+export interface GenerateOptions {
+  messages: number;
+  format?: 'session' | 'messages';
+  seed?: number;
+  /** Fraction of results moved behind the next user prompt. */
+  displacedRate?: number;
+  /** Fraction of results left out. */
+  missingRate?: number;
+  /** A compaction entry about every this many messages (session format only; 0 for none). */
+  compactionEvery?: number;
+}
+
+export interface GenerateSummary {
+  messages: number;
+  bytes: number;
+  toolCalls: number;
+  displaced: number;
+  missing: number;
+}
+
+/** mulberry32: small, fast, good enough for shaping test data. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'the parser reads each line splits on newline and hands the record to the next stage while the writer ' +
+  'keeps a buffer of pending output so that backpressure from the destination pauses the reader before ' +
+  'memory grows function returns value error handling test case file path config option stream chunk ' +
+  'message result call tool assistant user thinking signature replay provider request response session'
+).split(' ');
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+class TextSource {
+  private readonly pool: string;
+  constructor(private readonly random: () => number) {
+    const words: string[] = [];
+    for (let i = 0; i < 40_000; i++) words.push(WORDS[Math.floor(random() * WORDS.length)]!);
+    this.pool = words.join(' ');
+  }
+
+  /** Prose of about `length` characters, cut from a pre-built pool (no per-character work). */
+  text(length: number): string {
+    const start = Math.floor(this.random() * (this.pool.length - length - 1));
+    return this.pool.slice(start, start + length);
+  }
+
+  token(length: number): string {
+    let out = '';
+    for (let i = 0; i < length; i++) out += ALNUM[Math.floor(this.random() * ALNUM.length)];
+    return out;
+  }
+}
+
+export async function generateSession(path: string, options: GenerateOptions): Promise<GenerateSummary> {
+  const random = prng(options.seed ?? 1);
+  const source = new TextSource(random);
+  const between = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
+  const format = options.format ?? 'session';
+  const displacedRate = options.displacedRate ?? 0.01;
+  const missingRate = options.missingRate ?? 0.005;
+  const compactionEvery = format === 'session' ? (options.compactionEvery ?? 20_000) : 0;
+  const out = createWriteStream(path);
+  const summary: GenerateSummary = { messages: 0, bytes: 0, toolCalls: 0, displaced: 0, missing: 0 };
+  let pending: string[] = [];
+  let pendingChars = 0;
+  let clock = Date.UTC(2026, 6, 20);
+  let entryId = 0;
+  let parentId: string | null = null;
+  let sinceCompaction = 0;
+
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    pendingChars = 0;
+    summary.bytes += Buffer.byteLength(text);
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  const writeLine = async (value: unknown): Promise<void> => {
+    const line = JSON.stringify(value) + '\n';
+    pending.push(line);
+    pendingChars += line.length;
+    if (pendingChars > 1 << 20) await flush();
+  };
+  const nextId = (): string => (entryId++).toString(16).padStart(8, '0');
+  const writeMessage = async (message: Record<string, unknown>): Promise<void> => {
+    clock += between(200, 4000);
+    message.timestamp = clock;
+    summary.messages++;
+    sinceCompaction++;
+    if (format === 'messages') return writeLine(message);
+    const id = nextId();
+    await writeLine({ type: 'message', id, parentId, timestamp: new Date(clock).toISOString(), message });
+    parentId = id;
+  };
+  const usage = (): Record<string, number> => {
+    const input = between(1000, 60_000);
+    const output = between(20, 2000);
+    return { input, output, cacheRead: 0, cacheWrite: 0, totalTokens: input + output };
+  };
+  const assistantFields = (stopReason: string): Record<string, unknown> => ({
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    usage: usage(),
+    stopReason,
+  });
+  const thinkingBlock = (): Record<string, unknown> => ({
+    type: 'thinking',
+    thinking: source.text(between(100, 800)),
+    thinkingSignature: source.token(between(300, 400)),
+  });
+  const toolArguments = (): Record<string, unknown> => ({
+    path: `src/${source.token(8)}.ts`,
+    command: source.text(between(1000, 4000)),
+  });
+
+  if (format === 'session') {
+    await writeLine({ type: 'session', version: 3, id: '01982a6e-5c00-7a3b-9d2e-4f1c8b7a6e01', timestamp: new Date(clock).toISOString(), cwd: '/srv/project' });
+  }
+
+  let displacedResults: Array<Record<string, unknown>> = [];
+  while (summary.messages < options.messages) {
+    await writeMessage({ role: 'user', content: source.text(between(40, 500)) });
+    for (const result of displacedResults) await writeMessage(result);
+    displacedResults = [];
+    const rounds = random() < 0.3 ? 2 : 1;
+    for (let round = 0; round < rounds && summary.messages < options.messages; round++) {
+      const calls = Array.from({ length: between(1, 3) }, () => ({
+        type: 'toolCall',
+        id: `toolu_01${source.token(22)}`,
+        name: ['read', 'bash', 'edit', 'grep'][between(0, 3)]!,
+        arguments: toolArguments(),
+      }));
+      summary.toolCalls += calls.length;
+      await writeMessage({
+        role: 'assistant',
+        content: [thinkingBlock(), { type: 'text', text: source.text(between(20, 300)) }, ...calls],
+        ...assistantFields('toolUse'),
+      });
+      for (const call of calls) {
+        const result = {
+          role: 'toolResult',
+          toolCallId: call.id,
+          toolName: call.name,
+          content: [{ type: 'text', text: source.text(between(500, 20_000)) }],
+          isError: false,
+        };
+        const roll = random();
+        if (roll < missingRate) summary.missing++;
+        else if (roll < missingRate + displacedRate) {
+          summary.displaced++;
+          displacedResults.push(result);
+        } else await writeMessage(result);
+      }
+    }
+    if (summary.messages >= options.messages) break;
+    await writeMessage({ role: 'assistant', content: [thinkingBlock(), { type: 'text', text: source.text(between(100, 1500)) }], ...assistantFields('stop') });
+    if (compactionEvery > 0 && sinceCompaction >= compactionEvery) {
+      sinceCompaction = 0;
+      const id = nextId();
+      await writeLine({ type: 'compaction', id, parentId, timestamp: new Date(clock).toISOString(), summary: source.text(2000), firstKeptEntryId: parentId, tokensBefore: 150_000 });
+      parentId = id;
+    }
+  }
+  await flush();
+  out.end();
+  await once(out, 'finish');
+  return summary;
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/'));
+if (isMain) {
+  const { values, positionals } = parseArgs({
+    options: { messages: { type: 'string' }, format: { type: 'string' }, seed: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const target = positionals[0];
+  if (target === undefined || values.messages === undefined) {
+    process.stderr.write('usage: node --import tsx bench/generate.ts --messages N [--format session|messages] [--seed S] OUT.jsonl\n');
+    process.exit(2);
+  }
+  const summary = await generateSession(target, {
+    messages: Number(values.messages),
+    format: values.format === 'messages' ? 'messages' : 'session',
+    seed: values.seed === undefined ? 1 : Number(values.seed),
+  });
+  process.stdout.write(JSON.stringify(summary) + '\n');
+}

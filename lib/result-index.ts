@@ -1,0 +1,133 @@
+/**
+ * An index of where tool results appear, built by one cheap scan of an input file before
+ * the real pass, so tool-result pairing can finalize a frame whose call has no later
+ * answer as soon as the frame ends (spec tool-calls.md §4.6, "the one shortcut"), instead
+ * of holding everything after it to the end of input.
+ *
+ * The scan does not parse JSON. It looks for the six result-id keys anywhere in a line and
+ * records, per id, the last line where it appeared. That over-approximates "a later result
+ * has this id" (a key inside an assistant block or a hash collision only makes a frame wait
+ * longer), so the shortcut never changes the output, only memory and speed.
+ */
+import { createReadStream } from 'node:fs';
+
+const ID_KEYS = ['"toolCallId"', '"toolUseId"', '"tool_call_id"', '"tool_use_id"', '"callId"', '"call_id"'].map((key) => Buffer.from(key, 'latin1'));
+
+/** FNV-1a, 32 bits: ids are kept as numbers so the index stays small on sessions with millions of calls. */
+function hashId(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+export class ResultIdIndex {
+  private readonly lastLine = new Map<number, number>();
+
+  record(id: string, line: number): void {
+    const key = hashId(id.trim());
+    const previous = this.lastLine.get(key);
+    if (previous === undefined || previous < line) this.lastLine.set(key, line);
+  }
+
+  /** The last input line (1-based) where a result may carry this id, or 0 when none does. */
+  lastLineOf(id: string): number {
+    return this.lastLine.get(hashId(id.trim())) ?? 0;
+  }
+
+  get size(): number {
+    return this.lastLine.size;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
+}
+
+/** Reads the string value after a key at `from` (just past the key), or undefined when it is not a string. */
+function readStringValue(buffer: Buffer, from: number): string | undefined {
+  let i = from;
+  while (i < buffer.length && isSpace(buffer[i]!)) i++;
+  if (buffer[i] !== 0x3a /* : */) return undefined;
+  i++;
+  while (i < buffer.length && isSpace(buffer[i]!)) i++;
+  if (buffer[i] !== QUOTE) return undefined;
+  const start = i;
+  let escaped = false;
+  for (i = start + 1; i < buffer.length; i++) {
+    const byte = buffer[i]!;
+    if (byte === BACKSLASH) {
+      escaped = true;
+      i++;
+      continue;
+    }
+    if (byte === QUOTE) break;
+    if (byte === NEWLINE) return undefined;
+  }
+  if (i >= buffer.length) return undefined;
+  const literal = buffer.toString('utf8', start, i + 1);
+  if (!escaped) return literal.slice(1, -1);
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Scans one complete-lines buffer whose first line is `firstLine`. */
+function scanLines(buffer: Buffer, firstLine: number, index: ResultIdIndex): void {
+  for (const key of ID_KEYS) {
+    let line = firstLine;
+    let counted = 0;
+    let at = buffer.indexOf(key, 0);
+    while (at >= 0) {
+      // Advance the line count to `at`.
+      let newline = buffer.indexOf(NEWLINE, counted);
+      while (newline >= 0 && newline < at) {
+        line++;
+        counted = newline + 1;
+        newline = buffer.indexOf(NEWLINE, counted);
+      }
+      const value = readStringValue(buffer, at + key.length);
+      if (value !== undefined && value.trim() !== '') index.record(value, line);
+      at = buffer.indexOf(key, at + key.length);
+    }
+  }
+}
+
+function countNewlines(buffer: Buffer): number {
+  let count = 0;
+  let at = buffer.indexOf(NEWLINE);
+  while (at >= 0) {
+    count++;
+    at = buffer.indexOf(NEWLINE, at + 1);
+  }
+  return count;
+}
+
+/** One pass over a file: the result-id index of its lines. */
+export async function scanResultIds(path: string): Promise<ResultIdIndex> {
+  const index = new ResultIdIndex();
+  let carry: Buffer = Buffer.alloc(0);
+  let line = 1;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    const lastNewline = data.lastIndexOf(NEWLINE);
+    if (lastNewline < 0) {
+      carry = data;
+      continue;
+    }
+    const complete = data.subarray(0, lastNewline + 1);
+    scanLines(complete, line, index);
+    line += countNewlines(complete);
+    carry = Buffer.from(data.subarray(lastNewline + 1));
+  }
+  if (carry.length > 0) scanLines(carry, line, index);
+  return index;
+}

@@ -1,0 +1,97 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ResultIdIndex, scanResultIds } from '../../lib/result-index.ts';
+import { readJsonlMessages } from '../../lib/jsonl.ts';
+import { repairToolResultPairing } from '../../transforms/repair-tool-result-pairing.ts';
+import { sanitizeSessionHistory } from '../../lib/index.ts';
+import type { Message } from '../../lib/types.ts';
+
+async function indexOf(text: string): Promise<ResultIdIndex> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-index-'));
+  try {
+    const file = path.join(dir, 'in.jsonl');
+    await writeFile(file, text);
+    return await scanResultIds(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('scanResultIds', () => {
+  test('records the last line of each id under any of the six keys, trimmed, with spacing and escapes', async () => {
+    const index = await indexOf(
+      [
+        '{"role":"user","content":"x"}',
+        '{"role":"toolResult","toolCallId":"a","content":[]}',
+        '{"role":"toolResult", "toolUseId" : " b ","content":[]}',
+        '{"role":"toolResult","call_id":"c\\u0031","content":[]}',
+        '{"type":"message","message":{"role":"toolResult","tool_use_id":"a","content":[]}}',
+        '{"role":"toolResult","callId":5,"tool_call_id":"d"}',
+      ].join('\r\n'),
+    );
+    assert.equal(index.lastLineOf('a'), 5);
+    assert.equal(index.lastLineOf('b'), 3);
+    assert.equal(index.lastLineOf(' b'), 3);
+    assert.equal(index.lastLineOf('c1'), 4);
+    assert.equal(index.lastLineOf('d'), 6);
+    assert.equal(index.lastLineOf('nope'), 0);
+  });
+
+  test('a key mentioned inside a string value is escaped and not read as an id', async () => {
+    const index = await indexOf('{"role":"user","content":"the \\"toolCallId\\":\\"zz\\" field"}\n');
+    assert.equal(index.lastLineOf('zz'), 0);
+  });
+
+  test('chunk boundaries do not lose ids or shift lines', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 40_000; i++) lines.push(JSON.stringify({ role: 'toolResult', toolCallId: `id-${i}`, content: [{ type: 'text', text: 'x'.repeat(i % 97) }] }));
+    const index = await indexOf(lines.join('\n') + '\n');
+    for (const i of [0, 1, 12_345, 39_999]) assert.equal(index.lastLineOf(`id-${i}`), i + 1);
+  });
+});
+
+describe('pairing with a result index', () => {
+  const call = (id: string) => ({ type: 'toolCall', id, name: 'read', arguments: {} });
+  function session(): Message[] {
+    const out: Message[] = [{ role: 'user', content: 'go' }];
+    for (let i = 0; i < 300; i++) {
+      out.push({ role: 'assistant', content: [call(`c${i}`), call(`m${i}`)], stopReason: 'toolUse' });
+      out.push({ role: 'toolResult', toolCallId: `c${i}`, toolName: 'read', content: [{ type: 'text', text: `r${i}` }] });
+      if (i % 50 === 7) out.push({ role: 'user', content: `u${i}` }, { role: 'toolResult', toolCallId: `m${i - 3}`, toolName: 'read', content: [] });
+    }
+    return out;
+  }
+
+  test('finalizes frames early and gives exactly the output of the full holdback', async () => {
+    const text = session().map((m) => JSON.stringify(m)).join('\n') + '\n';
+    const dir = await mkdtemp(path.join(tmpdir(), 'th-index-'));
+    try {
+      const file = path.join(dir, 'in.jsonl');
+      await writeFile(file, text);
+      const resultIndex = await scanResultIds(file);
+      const read = async (recordLines: boolean): Promise<Message[]> => {
+        const out: Message[] = [];
+        for await (const batch of readJsonlMessages([text], { recordLines })) out.push(...batch);
+        return out;
+      };
+      const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-opus-4-6', now: () => 1 };
+      let indexedStats: Record<string, Record<string, number>> = {};
+      let plainStats: Record<string, Record<string, number>> = {};
+      const indexed = await sanitizeSessionHistory(await read(true), { ...route, resultIndex, memoryBudgetBytes: 2048, onStats: (s) => (indexedStats = s.rules) });
+      const plain = await sanitizeSessionHistory(await read(false), { ...route, memoryBudgetBytes: 2048, onStats: (s) => (plainStats = s.rules) });
+      assert.deepEqual(indexed, plain);
+      assert.ok((indexedStats['repair-tool-result-pairing']?.finalizedEarly ?? 0) > 250);
+      // Only the few frames a displaced result really skips are held; the control holds to the end.
+      const indexedSpill = indexedStats['repair-tool-result-pairing']?.spilledEntries ?? 0;
+      const plainSpill = plainStats['repair-tool-result-pairing']?.spilledEntries ?? 0;
+      assert.ok(plainSpill > 500, `the control spills (${plainSpill})`);
+      assert.ok(indexedSpill * 10 < plainSpill, `indexed ${indexedSpill} vs plain ${plainSpill}`);
+      assert.deepEqual(repairToolResultPairing(session(), { now: () => 1 }).messages.length, plain.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
