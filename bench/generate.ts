@@ -25,6 +25,8 @@ export interface GenerateOptions {
   missingRate?: number;
   /** A compaction entry about every this many messages (session format only; 0 for none). */
   compactionEvery?: number;
+  /** Multiplies text sizes (arguments, results, prose); the gate uses a smaller scale to stay quick. */
+  payloadScale?: number;
 }
 
 export interface GenerateSummary {
@@ -81,6 +83,8 @@ export async function generateSession(path: string, options: GenerateOptions): P
   const random = prng(options.seed ?? 1);
   const source = new TextSource(random);
   const between = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
+  const scale = options.payloadScale ?? 1;
+  const sized = (min: number, max: number): number => Math.max(1, Math.round(between(min, max) * scale));
   const format = options.format ?? 'session';
   const displacedRate = options.displacedRate ?? 0.01;
   const missingRate = options.missingRate ?? 0.005;
@@ -133,12 +137,12 @@ export async function generateSession(path: string, options: GenerateOptions): P
   });
   const thinkingBlock = (): Record<string, unknown> => ({
     type: 'thinking',
-    thinking: source.text(between(100, 800)),
+    thinking: source.text(sized(100, 800)),
     thinkingSignature: source.token(between(300, 400)),
   });
   const toolArguments = (): Record<string, unknown> => ({
     path: `src/${source.token(8)}.ts`,
-    command: source.text(between(1000, 4000)),
+    command: source.text(sized(1000, 4000)),
   });
 
   if (format === 'session') {
@@ -147,7 +151,7 @@ export async function generateSession(path: string, options: GenerateOptions): P
 
   let displacedResults: Array<Record<string, unknown>> = [];
   while (summary.messages < options.messages) {
-    await writeMessage({ role: 'user', content: source.text(between(40, 500)) });
+    await writeMessage({ role: 'user', content: source.text(sized(40, 500)) });
     for (const result of displacedResults) await writeMessage(result);
     displacedResults = [];
     const rounds = random() < 0.3 ? 2 : 1;
@@ -161,7 +165,7 @@ export async function generateSession(path: string, options: GenerateOptions): P
       summary.toolCalls += calls.length;
       await writeMessage({
         role: 'assistant',
-        content: [thinkingBlock(), { type: 'text', text: source.text(between(20, 300)) }, ...calls],
+        content: [thinkingBlock(), { type: 'text', text: source.text(sized(20, 300)) }, ...calls],
         ...assistantFields('toolUse'),
       });
       for (const call of calls) {
@@ -169,7 +173,7 @@ export async function generateSession(path: string, options: GenerateOptions): P
           role: 'toolResult',
           toolCallId: call.id,
           toolName: call.name,
-          content: [{ type: 'text', text: source.text(between(500, 20_000)) }],
+          content: [{ type: 'text', text: source.text(sized(500, 20_000)) }],
           isError: false,
         };
         const roll = random();
@@ -181,7 +185,7 @@ export async function generateSession(path: string, options: GenerateOptions): P
       }
     }
     if (summary.messages >= options.messages) break;
-    await writeMessage({ role: 'assistant', content: [thinkingBlock(), { type: 'text', text: source.text(between(100, 1500)) }], ...assistantFields('stop') });
+    await writeMessage({ role: 'assistant', content: [thinkingBlock(), { type: 'text', text: source.text(sized(100, 1500)) }], ...assistantFields('stop') });
     if (compactionEvery > 0 && sinceCompaction >= compactionEvery) {
       sinceCompaction = 0;
       const id = nextId();

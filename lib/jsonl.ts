@@ -48,6 +48,9 @@ function describeValue(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+const MESSAGE_ENTRY_PREFIX = '{"type":"message"';
+const MESSAGE_KEY = '"message":';
+
 /** Parses one line to a message, `undefined` for lines that carry none. */
 export class JsonlLineParser {
   private readonly source: string;
@@ -64,6 +67,10 @@ export class JsonlLineParser {
   parse(line: string): Message | undefined {
     const lineNumber = ++this.lineNumber;
     if (lineNumber === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    if (line.startsWith(MESSAGE_ENTRY_PREFIX)) {
+      const message = this.parseMessageEntry(line, lineNumber);
+      if (message !== undefined) return message;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -86,6 +93,32 @@ export class JsonlLineParser {
     rawLines.set(value, line);
     if (this.recordLines) inputLines.set(value, lineNumber);
     return value;
+  }
+
+  /**
+   * Fast path for `message` entries, whose writers put the message last: parse the message
+   * text on its own and keep it as the raw line, so an untouched message from a session file
+   * is copied out without being stringified. Undefined when the line is not of that shape
+   * (the caller then parses it whole).
+   */
+  private parseMessageEntry(line: string, lineNumber: number): Message | undefined {
+    // Keys before "message" hold only strings and null, so the first `"message":` is the top-level key.
+    const at = line.indexOf(MESSAGE_KEY);
+    if (at < 0 || line.charCodeAt(line.length - 1) !== 125 /* } */) return undefined;
+    const text = line.slice(at + MESSAGE_KEY.length, line.length - 1);
+    if (text.charCodeAt(0) !== 123 /* { */) return undefined;
+    let message: unknown;
+    let envelope: unknown;
+    try {
+      message = JSON.parse(text);
+      envelope = JSON.parse(line.slice(0, at) + MESSAGE_KEY + '0}');
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(message) || !isRecord(envelope) || envelope.type !== 'message') return undefined;
+    rawLines.set(message, text);
+    if (this.recordLines) inputLines.set(message, lineNumber);
+    return message;
   }
 
   private fail(line: number, reason: string, cause?: unknown): HygieneError {

@@ -92,10 +92,30 @@ describe('raw passthrough', () => {
     assert.equal(stringifyMessage(copy), '{"role":"user","content":"changed"}\n');
   });
 
-  test('a message taken out of a session entry is stringified (its line is the entry, not the message)', () => {
-    const message = new JsonlLineParser().parse('{"type":"message","message":{"role":"user","content":"x"}}')!;
-    assert.equal(stringifyMessage(message), '{"role":"user","content":"x"}\n');
+  test('a message entry keeps the message text as its raw line (no stringify for untouched messages)', () => {
+    const parser = new JsonlLineParser();
+    const message = parser.parse('{"type":"message","id":"e1","parentId":null,"message":{ "role" : "user", "content" : "x" }}')!;
+    assert.deepEqual(message, { role: 'user', content: 'x' });
+    assert.equal(stringifyMessage(message), '{ "role" : "user", "content" : "x" }\n');
   });
+
+  const fallbacks: Array<[string, string, unknown]> = [
+    ['a key after the message', '{"type":"message","id":"e","message":{"role":"user","content":"x"},"appendMode":"side"}', { role: 'user', content: 'x' }],
+    ['"message" nested inside an earlier value', '{"type":"message","meta":{"message":{"role":"no"}},"message":{"role":"user","content":"y"}}', { role: 'user', content: 'y' }],
+    ['a message that is not an object', '{"type":"message","message":"text"}', undefined],
+  ];
+  for (const [name, line, expected] of fallbacks) {
+    test(`message entry with ${name} falls back to a full parse`, () => {
+      const parser = new JsonlLineParser();
+      if (expected === undefined) {
+        assert.throws(() => parser.parse(line), /without a message object/);
+        return;
+      }
+      const message = parser.parse(line)!;
+      assert.deepEqual(message, expected);
+      assert.equal(stringifyMessage(message), JSON.stringify(expected) + '\n');
+    });
+  }
 });
 
 describe('stream forms', () => {

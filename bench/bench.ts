@@ -1,0 +1,94 @@
+/**
+ * `npm run bench`: throughput and peak memory of the pipeline, as a ratio to the floor
+ * (bench/floor.ts) measured in the same run on the same file.
+ *
+ * For each size (default 10k, 100k and 1M messages) it generates an OpenClaw session file
+ * (bench/generate.ts; about 6.4 KB a message, so 1M is about 6.4 GB) into a temporary
+ * directory, runs the floor once and each route once, each in its own process, and
+ * reports MB/s, messages/s, peak RSS and the ratio. Results go to bench/results.json.
+ *
+ * Options: --sizes 10000,100000 (default 10000,100000,1000000), --keep (keep the files),
+ * --dir DIR (where to generate; default the OS temporary directory).
+ *
+ * Read the ratio, not the MB/s: these machines are noisy, and both sides move together.
+ * A ratio above 1 means the pipeline is faster than parsing and stringifying every line,
+ * which it can be, because messages no rule touched are copied through as their original
+ * bytes.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { generateSession } from './generate.ts';
+import { ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
+
+interface Row {
+  case: string;
+  messages: number;
+  bytes: number;
+  ms: number;
+  mbPerSecond: number;
+  messagesPerSecond: number;
+  peakRssMb: number;
+  ratioToFloor: number | null;
+}
+
+const { values } = parseArgs({ options: { sizes: { type: 'string' }, keep: { type: 'boolean' }, dir: { type: 'string' } } });
+const sizes = (values.sizes ?? '10000,100000,1000000').split(',').map(Number);
+const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
+const rows: Row[] = [];
+
+function row(name: string, bytes: number, m: Measurement, floorMs: number | null): Row {
+  return {
+    case: name,
+    messages: m.messages,
+    bytes,
+    ms: Math.round(m.ms),
+    mbPerSecond: Number((bytes / 1e6 / (m.ms / 1000)).toFixed(1)),
+    messagesPerSecond: Math.round(m.messages / (m.ms / 1000)),
+    peakRssMb: Number((m.maxRssKb / 1024).toFixed(1)),
+    ratioToFloor: floorMs === null ? null : Number((floorMs / m.ms).toFixed(2)),
+  };
+}
+
+function print(r: Row): void {
+  const ratio = r.ratioToFloor === null ? '   -' : r.ratioToFloor.toFixed(2).padStart(5);
+  process.stdout.write(
+    `${r.case.padEnd(34)} ${String(r.messages).padStart(8)} ${(r.bytes / 1e6).toFixed(0).padStart(7)} MB ${r.mbPerSecond.toFixed(1).padStart(7)} MB/s ${String(r.messagesPerSecond).padStart(8)} msg/s ${r.peakRssMb.toFixed(0).padStart(5)} MB RSS  ratio ${ratio}\n`,
+  );
+}
+
+try {
+  process.stdout.write(`${'case'.padEnd(34)} messages    size     throughput     messages      peak   to floor\n`);
+  for (const size of sizes) {
+    const input = path.join(dir, `session-${size}.jsonl`);
+    const generated = await generateSession(input, { messages: size, format: 'session', seed: 1 });
+    const output = path.join(dir, 'out.jsonl');
+    const floor = await measureFloor(input, output);
+    const floorRow = row(`floor ${size}`, generated.bytes, floor, null);
+    rows.push(floorRow);
+    print(floorRow);
+    for (const route of ROUTES) {
+      const measured = await measureRoute(input, output, route);
+      const r = row(`${route.label} ${size}`, generated.bytes, measured, floor.ms);
+      rows.push(r);
+      print(r);
+    }
+    if (size === 100_000) {
+      const bare = path.join(dir, `messages-${size}.jsonl`);
+      const bareGenerated = await generateSession(bare, { messages: size, format: 'messages', seed: 1 });
+      const bareFloor = await measureFloor(bare, output);
+      const r = row(`anthropic ${size} bare messages`, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
+      rows.push(r);
+      print(r);
+    }
+    if (!values.keep) await rm(input, { force: true });
+  }
+  process.stdout.write('image-heavy case: not run: the image stage does not exist yet\n');
+  const resultsPath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
+  await writeFile(resultsPath, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + '\n');
+  process.stdout.write(`wrote ${resultsPath}\n`);
+} finally {
+  if (!values.keep) await rm(dir, { recursive: true, force: true });
+}

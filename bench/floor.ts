@@ -1,0 +1,43 @@
+/**
+ * The floor: what it costs on this machine to read a JSONL file, split it into lines,
+ * JSON.parse and JSON.stringify every line and write the result, with no rules at all.
+ * The pipeline is reported as a ratio to this, measured in the same run, so machine
+ * noise cancels out.
+ *
+ * Usage (a child process of bench/bench.ts): node --import tsx bench/floor.ts IN OUT
+ * Prints one JSON line: {ms, messages, bytes, maxRssKb}.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { stat } from 'node:fs/promises';
+
+export async function runFloor(input: string, output: string): Promise<{ ms: number; messages: number; bytes: number }> {
+  const started = performance.now();
+  const out = createWriteStream(output);
+  let rest = '';
+  let messages = 0;
+  for await (const chunk of createReadStream(input, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
+    const lines = (rest + (chunk as string)).split('\n');
+    rest = lines.pop()!;
+    let text = '';
+    for (const line of lines) {
+      if (line === '') continue;
+      text += JSON.stringify(JSON.parse(line)) + '\n';
+      messages++;
+    }
+    if (!out.write(text)) await once(out, 'drain');
+  }
+  if (rest !== '') {
+    out.write(JSON.stringify(JSON.parse(rest)) + '\n');
+    messages++;
+  }
+  out.end();
+  await once(out, 'finish');
+  return { ms: performance.now() - started, messages, bytes: (await stat(input)).size };
+}
+
+if (process.argv[1]?.endsWith('floor.ts')) {
+  const [input, output] = process.argv.slice(2);
+  const result = await runFloor(input!, output!);
+  process.stdout.write(JSON.stringify({ ...result, maxRssKb: process.resourceUsage().maxRSS }) + '\n');
+}

@@ -1,0 +1,49 @@
+/** Shared by bench.ts and gate.ts: run the floor or a pipeline case in a child process and read its figures. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const run = promisify(execFile);
+
+export interface Route {
+  readonly label: string;
+  readonly provider: string;
+  readonly modelApi: string;
+  readonly modelId: string;
+}
+
+export const ROUTES: readonly Route[] = [
+  { label: 'anthropic', provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' },
+  { label: 'openai-responses', provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' },
+  { label: 'google', provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' },
+];
+
+export interface Measurement {
+  ms: number;
+  maxRssKb: number;
+  messages: number;
+}
+
+async function child(script: string, args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(benchDir, script), ...args], { maxBuffer: 1 << 24 });
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
+}
+
+export async function measureFloor(input: string, output: string): Promise<Measurement> {
+  const result = await child('floor.ts', [input, output]);
+  return { ms: result.ms as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
+}
+
+export async function measureRoute(input: string, output: string, route: Route): Promise<Measurement> {
+  const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId]);
+  return { ms: result.ms as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

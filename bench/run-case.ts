@@ -1,0 +1,19 @@
+/**
+ * One pipeline run, as the CLI does it (file in, file out), in its own process so that
+ * peak RSS belongs to this run alone.
+ *
+ * Usage: node --import tsx bench/run-case.ts IN OUT PROVIDER MODEL_API MODEL_ID
+ * Prints one JSON line: {ms, maxRssKb, messagesIn, messagesOut}.
+ */
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { sanitizeFile } from '../lib/run.ts';
+
+const [input, output, provider, modelApi, modelId] = process.argv.slice(2);
+const started = performance.now();
+const out = createWriteStream(output!);
+const stats = await sanitizeFile({ path: input!, output: out, options: { provider, modelApi, modelId } });
+out.end();
+await finished(out);
+const ms = performance.now() - started;
+process.stdout.write(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS, messagesIn: stats.messagesIn, messagesOut: stats.messagesOut, rules: stats.rules }) + '\n');
