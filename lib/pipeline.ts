@@ -21,6 +21,11 @@ import {
   repairResponsesToolResultPairingRule,
   repairToolResultPairingRule,
 } from '../transforms/repair-tool-result-pairing.ts';
+import { normalizeResponsesToolCallIdsRule } from '../transforms/normalize-responses-tool-call-ids.ts';
+import { downgradeResponsesReasoningPairsRule } from '../transforms/downgrade-responses-reasoning-pairs.ts';
+import { sanitizeToolCallIdsRule } from '../transforms/sanitize-tool-call-ids.ts';
+import { stripToolResultDetailsRule } from '../transforms/strip-tool-result-details.ts';
+import { assertResponsesReplayInvariantRule } from '../transforms/assert-responses-replay-invariant.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -38,8 +43,17 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropBlankUserTextRule, step: '4', when: always },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
   { rule: repairResponsesToolResultPairingRule, step: '9', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
+  { rule: normalizeResponsesToolCallIdsRule, step: '9', when: (policy) => policy.responsesFamily },
+  { rule: downgradeResponsesReasoningPairsRule, step: '9', when: (policy) => policy.responsesFamily },
   { rule: repairToolResultPairingRule, step: '10', when: (policy) => !policy.responsesFamily && policy.repairToolUseResultPairing },
+  {
+    rule: sanitizeToolCallIdsRule,
+    step: '10',
+    when: (policy) => !policy.responsesFamily && policy.sanitizeToolCallIds && policy.toolCallIdMode !== undefined,
+  },
+  { rule: stripToolResultDetailsRule, step: '11', when: always },
   { rule: repairResponsesToolResultPairingAgainRule, step: '14', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
+  { rule: assertResponsesReplayInvariantRule, step: '14', when: (policy) => policy.responsesFamily },
 ]);
 
 /** The rules that run for a policy, in order. */
