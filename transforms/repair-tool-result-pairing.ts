@@ -17,18 +17,14 @@
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { Message, ToolResultMessage } from '../lib/types.ts';
-import { isRecord } from '../lib/types.ts';
+import { isPairedCallBlock, isSyntheticToolResult, resultIdOf, SYNTHETIC_TOOL_RESULT_TEXT } from './tool-call-shapes.ts';
 import { SpillQueue, SpillStore, messageSize, type StoredMessage } from '../lib/frames.ts';
 import { inputLineOf } from '../lib/jsonl.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
 
-export const MISSING_TOOL_RESULT_TEXT =
-  '[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.';
+export { SYNTHETIC_TOOL_RESULT_TEXT as MISSING_TOOL_RESULT_TEXT, resultIdOf, isSyntheticToolResult as isSyntheticResult } from './tool-call-shapes.ts';
 /** Codex-style output for OpenAI Responses routes. */
 export const RESPONSES_MISSING_TOOL_RESULT_TEXT = 'aborted';
-
-const PAIRED_CALL_TYPES = new Set(['toolCall', 'toolUse', 'functionCall']);
-const RESULT_ID_FIELDS = ['toolCallId', 'toolUseId', 'tool_call_id', 'tool_use_id', 'callId', 'call_id'] as const;
 
 export interface PairedCall {
   readonly id: string;
@@ -40,34 +36,9 @@ export function pairedCallsOf(message: Message): PairedCall[] | undefined {
   if (message.role !== 'assistant' || !Array.isArray(message.content)) return undefined;
   let calls: PairedCall[] | undefined;
   for (const block of message.content as unknown[]) {
-    if (!isRecord(block) || !PAIRED_CALL_TYPES.has(block.type as string)) continue;
-    const id = block.id;
-    if (typeof id !== 'string' || id === '') continue;
-    (calls ??= []).push({ id, name: block.name });
+    if (isPairedCallBlock(block)) (calls ??= []).push({ id: block.id, name: block.name });
   }
   return calls;
-}
-
-/** The result id (§2.2): the first of the six id fields holding a non-blank string, trimmed. */
-export function resultIdOf(message: Message): string | undefined {
-  for (const field of RESULT_ID_FIELDS) {
-    const value = message[field];
-    if (typeof value === 'string') {
-      const trimmed = value.trim();
-      if (trimmed !== '') return trimmed;
-    }
-  }
-  return undefined;
-}
-
-/** §2.5: a synthetic result left by an earlier repair. */
-export function isSyntheticResult(message: Message): boolean {
-  if (!message.isError) return false;
-  const details = message.details;
-  if (isRecord(details) && details.openclawSyntheticMissingToolResult === true) return true;
-  const content = message.content;
-  if (!Array.isArray(content)) return false;
-  return content.some((block) => isRecord(block) && block.type === 'text' && block.text === MISSING_TOOL_RESULT_TEXT);
 }
 
 export function makeSyntheticResult(call: PairedCall, text: string, timestamp: number): ToolResultMessage {
@@ -250,7 +221,7 @@ export class ToolResultPairing implements RuleProcessor {
       return;
     }
     this.options.count('duplicatesDropped');
-    if (isSyntheticResult(result)) return;
+    if (isSyntheticToolResult(result)) return;
     const replaceable = sameId.find((occurrence) => occurrence.synthetic);
     if (replaceable !== undefined) this.attach(replaceable, result);
   }
@@ -258,7 +229,7 @@ export class ToolResultPairing implements RuleProcessor {
   /** §4.2: a result whose id no call of its own frame has: move it back to its one unresolved owner, or drop it. */
   private claimDisplaced(result: Message, id: string | undefined): void {
     const list = id === undefined ? undefined : this.unresolvedById.get(id);
-    const real = !isSyntheticResult(result);
+    const real = !isSyntheticToolResult(result);
     let candidate: Occurrence | undefined;
     let candidates = 0;
     if (list !== undefined) {
@@ -280,7 +251,7 @@ export class ToolResultPairing implements RuleProcessor {
 
   private attach(occurrence: Occurrence, result: Message): void {
     const normalized = normalizeResultToolName(result, occurrence.call.name);
-    occurrence.synthetic = isSyntheticResult(normalized);
+    occurrence.synthetic = isSyntheticToolResult(normalized);
     if (occurrence.failed) {
       // Dropped with its frame: only whether it was answered matters.
       occurrence.result = FAILED_FRAME_RESULT;
@@ -381,7 +352,7 @@ export function repairToolResultPairing(messages: readonly Message[], options: R
   const counts: Record<string, number> = {};
   const out: Message[] = [];
   const pairing = new ToolResultPairing({
-    missingResultText: options.missingResultText ?? MISSING_TOOL_RESULT_TEXT,
+    missingResultText: options.missingResultText ?? SYNTHETIC_TOOL_RESULT_TEXT,
     memoryBudgetBytes: options.memoryBudgetBytes ?? 64 * 1024 * 1024,
     now: options.now ?? Date.now,
     count: (counter, n = 1) => {
@@ -410,7 +381,7 @@ function createPairingRule(name: string, summary: string, responses: boolean): B
     },
     create(ctx: RuleContext) {
       return new ToolResultPairing({
-        missingResultText: responses ? RESPONSES_MISSING_TOOL_RESULT_TEXT : MISSING_TOOL_RESULT_TEXT,
+        missingResultText: responses ? RESPONSES_MISSING_TOOL_RESULT_TEXT : SYNTHETIC_TOOL_RESULT_TEXT,
         memoryBudgetBytes: ctx.options.memoryBudgetBytes,
         now: ctx.now,
         count: ctx.count,
