@@ -21,8 +21,11 @@ export async function sanitizeSessionHistory(messages: readonly unknown[], optio
   const out: Message[] = [];
   const pipeline = createPipeline(options, (message) => out.push(message));
   try {
-    for (const message of messages) pipeline.write(message);
-    pipeline.end();
+    for (const message of messages) {
+      const wait = pipeline.write(message);
+      if (wait !== undefined) await wait;
+    }
+    await pipeline.end();
   } finally {
     pipeline.dispose();
   }

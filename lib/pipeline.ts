@@ -65,9 +65,13 @@ export interface HygienePipeline {
   readonly policy: TranscriptPolicy;
   readonly options: ResolvedHygieneOptions;
   readonly rules: readonly Rule[];
-  /** Feed one entry of the message list (non-objects are dropped and counted by the first rule). */
-  write(message: unknown): void;
-  end(): void;
+  /**
+   * Feed one entry of the message list (non-objects are dropped and counted by the first rule).
+   * Returns a promise when an asynchronous rule is at its limit: wait for it before the next write.
+   */
+  write(message: unknown): Promise<void> | undefined;
+  /** Flush every rule; a promise when an asynchronous rule is still working. */
+  end(): Promise<void> | undefined;
   dispose(): void;
   stats(): HygieneStats;
 }

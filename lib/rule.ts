@@ -45,8 +45,15 @@ export type Emit = (message: Message) => void;
 /** One instance per stream: holds back messages for lookahead. */
 export interface RuleProcessor {
   push(message: Message, emit: Emit): void;
-  /** End of input: emit everything still held. */
-  end(emit: Emit): void;
+  /** End of input: emit everything still held. An asynchronous processor returns a promise that settles once it has. */
+  end(emit: Emit): void | Promise<void>;
+  /**
+   * Asynchronous processors only (image recompression): a promise while the processor is
+   * at its in-flight limit; the runner waits for it before writing the next message, so
+   * work in flight, not input, bounds memory. A processor that emits from a callback must
+   * catch what `emit` throws and reject this promise (or `end`'s) with it.
+   */
+  ready?(): Promise<void> | undefined;
   /** Called once when the stream is torn down (error or destroy) to release resources such as spill files. */
   dispose?(): void;
 }

@@ -68,10 +68,13 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
       : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++, recordLines: params.options.resultIndex !== undefined });
   try {
     for await (const batch of batches) {
-      for (const message of batch) pipeline.write(message);
+      for (const message of batch) {
+        const wait = pipeline.write(message);
+        if (wait !== undefined) await wait;
+      }
       await writer.drain();
     }
-    pipeline.end();
+    await pipeline.end();
     await writer.flush();
   } finally {
     pipeline.dispose();

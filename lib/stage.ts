@@ -23,9 +23,10 @@ export interface ChainEnvironment {
 
 /** A running chain of rules: write messages in, receive the survivors through `sink`. */
 export interface RuleChain {
-  write(message: Message): void;
-  /** End of input: every rule flushes what it holds, in order. */
-  end(): void;
+  /** Undefined when the chain can take the next message at once; a promise when an asynchronous rule is at its limit. */
+  write(message: Message): Promise<void> | undefined;
+  /** End of input: every rule flushes what it holds, in order. A promise when an asynchronous rule is in the chain. */
+  end(): Promise<void> | undefined;
   /** Release resources held by rules (spill files); safe to call more than once. */
   dispose(): void;
 }
@@ -100,20 +101,42 @@ export function createRuleChain(rules: readonly Rule[], env: ChainEnvironment, s
   }
   let disposed = false;
   const head = emits[0]!;
+  const waiting = processors.filter((processor) => processor.ready !== undefined);
+  const ready = (): Promise<void> | undefined => {
+    let pending: Promise<void>[] | undefined;
+    for (const processor of waiting) {
+      const wait = processor.ready!();
+      if (wait !== undefined) (pending ??= []).push(wait);
+    }
+    if (pending === undefined) return undefined;
+    return pending.length === 1 ? pending[0] : Promise.all(pending).then(() => undefined);
+  };
+  const endFrom = (start: number): Promise<void> | undefined => {
+    for (let i = start; i < processors.length; i++) {
+      let ended: void | Promise<void>;
+      try {
+        ended = processors[i]!.end(emits[i + 1]!);
+      } catch (error) {
+        throw wrapFailure(error, names[i]!, seen[i]!);
+      }
+      if (ended instanceof Promise) {
+        return ended.then(
+          () => endFrom(i + 1),
+          (error: unknown) => {
+            throw wrapFailure(error, names[i]!, seen[i]!);
+          },
+        );
+      }
+    }
+    return undefined;
+  };
   return {
     write(message: Message) {
       stats.messagesIn++;
       head(message);
+      return waiting.length === 0 ? undefined : ready();
     },
-    end() {
-      for (let i = 0; i < processors.length; i++) {
-        try {
-          processors[i]!.end(emits[i + 1]!);
-        } catch (error) {
-          throw wrapFailure(error, names[i]!, seen[i]!);
-        }
-      }
-    },
+    end: () => endFrom(0),
     dispose() {
       if (disposed) return;
       disposed = true;
@@ -138,23 +161,30 @@ export function toTransform(rules: readonly Rule[], env: ChainEnvironment, optio
     objectMode: true,
     highWaterMark: options.highWaterMark ?? 16,
     transform(message: Message, _encoding: BufferEncoding, callback: TransformCallback) {
+      let wait: Promise<void> | undefined;
       try {
-        chain.write(message);
+        wait = chain.write(message);
       } catch (error) {
         callback(error as Error);
         return;
       }
-      callback();
+      if (wait === undefined) callback();
+      else wait.then(() => callback(), callback);
     },
     flush(callback: TransformCallback) {
+      let ended: Promise<void> | undefined;
       try {
-        chain.end();
+        ended = chain.end();
       } catch (error) {
         callback(error as Error);
         return;
       }
-      chain.dispose();
-      callback();
+      const done = (): void => {
+        chain.dispose();
+        callback();
+      };
+      if (ended === undefined) done();
+      else ended.then(done, callback);
     },
     destroy(error: Error | null, callback: (error: Error | null) => void) {
       chain.dispose();

@@ -202,3 +202,96 @@ describe('toTransform', () => {
     assert.equal(disposed.count, 1);
   });
 });
+
+/** An asynchronous rule with at most `limit` messages in flight, emitting in input order, like the image stage. */
+function delayedRule(limit: number, observed: { maxInFlight: number }, failOn?: string): BufferedRule {
+  return {
+    unit: 'buffered',
+    meta: { name: 'delayed', summary: 'delayed', counters: [] },
+    create() {
+      const queue: Array<{ message: Message; done: boolean }> = [];
+      let inFlight = 0;
+      let failure: unknown;
+      let wake: (() => void) | undefined;
+      let emitTo: ((m: Message) => void) | undefined;
+      const drain = (): void => {
+        while (queue.length > 0 && queue[0]!.done) {
+          const { message } = queue.shift()!;
+          try {
+            emitTo!(message);
+          } catch (error) {
+            failure ??= error;
+          }
+        }
+        wake?.();
+      };
+      return {
+        push(message, emit) {
+          emitTo = emit;
+          if (message.content === failOn) throw new Error('bad input');
+          const item = { message, done: false };
+          queue.push(item);
+          inFlight++;
+          observed.maxInFlight = Math.max(observed.maxInFlight, inFlight);
+          setTimeout(() => {
+            inFlight--;
+            item.done = true;
+            drain();
+          }, 1 + (queue.length % 3));
+        },
+        ready() {
+          if (failure !== undefined) return Promise.reject(failure);
+          if (inFlight < limit) return undefined;
+          return new Promise<void>((resolve) => (wake = resolve));
+        },
+        end(emit) {
+          emitTo = emit;
+          return new Promise<void>((resolve, reject) => {
+            const check = (): void => {
+              if (failure !== undefined) reject(failure);
+              else if (queue.length === 0) resolve();
+              else wake = check;
+            };
+            check();
+          });
+        },
+      };
+    },
+  };
+}
+
+describe('asynchronous rules', () => {
+  test('keep order, never exceed their in-flight limit, and feed the rules after them', async () => {
+    const observed = { maxInFlight: 0 };
+    const input = numbered(60);
+    const out = await collect([delayedRule(3, observed), duplicate], input, 1);
+    assert.equal(out.length, 120);
+    assert.deepEqual(out.filter((m) => !m.copy).map((m) => m.content), input.map((m) => m.content));
+    assert.ok(observed.maxInFlight <= 3, `max in flight ${observed.maxInFlight}`);
+  });
+
+  test('the chain form returns promises to wait on, and end waits for work in flight', async () => {
+    const observed = { maxInFlight: 0 };
+    const out: Message[] = [];
+    const chain = createRuleChain([delayedRule(2, observed)], environment(), (m) => out.push(m));
+    let waited = 0;
+    for (const message of numbered(10)) {
+      const wait = chain.write(message);
+      if (wait !== undefined) {
+        waited++;
+        await wait;
+      }
+    }
+    const ended = chain.end();
+    assert.ok(ended instanceof Promise);
+    await ended;
+    assert.equal(out.length, 10);
+    assert.ok(waited > 0);
+    assert.ok(observed.maxInFlight <= 2);
+  });
+
+  test('an error thrown downstream of an asynchronous emit reaches the stream', async () => {
+    const observed = { maxInFlight: 0 };
+    await assert.rejects(collect([delayedRule(2, observed), throwAtThird], numbered(8)), /rule throw-at-third failed at message 2: boom/);
+  });
+});
