@@ -19,7 +19,8 @@ export interface SanitizeOptions extends HygieneOptions {
  */
 export async function sanitizeSessionHistory(messages: readonly unknown[], options: SanitizeOptions): Promise<Message[]> {
   const out: Message[] = [];
-  const pipeline = createPipeline(options, (message) => out.push(message));
+  // The replay copy: request-time steps (trailing prefill) are for the outgoing request only.
+  const pipeline = createPipeline(options, (message) => out.push(message), { requestTime: false });
   try {
     for (const message of messages) {
       const wait = pipeline.write(message);

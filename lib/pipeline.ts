@@ -26,6 +26,14 @@ import { downgradeResponsesReasoningPairsRule } from '../transforms/downgrade-re
 import { sanitizeToolCallIdsRule } from '../transforms/sanitize-tool-call-ids.ts';
 import { stripToolResultDetailsRule } from '../transforms/strip-tool-result-details.ts';
 import { assertResponsesReplayInvariantRule } from '../transforms/assert-responses-replay-invariant.ts';
+import { stripThoughtSignaturesEnabled, stripThoughtSignaturesRule } from '../transforms/strip-thought-signatures.ts';
+import { normalizeAntigravityClaudeThinkingEnabled, normalizeAntigravityClaudeThinkingRule } from '../transforms/normalize-antigravity-claude-thinking.ts';
+import { stripStaleThinkingSignaturesEnabled, stripStaleThinkingSignaturesRule } from '../transforms/strip-stale-thinking-signatures.ts';
+import { stripInvalidThinkingSignaturesEnabled, stripInvalidThinkingSignaturesRule } from '../transforms/strip-invalid-thinking-signatures.ts';
+import { dropReasoningFromHistoryEnabled, dropReasoningFromHistoryRule } from '../transforms/drop-reasoning-from-history.ts';
+import { dropThinkingBlocksEnabled, dropThinkingBlocksRule } from '../transforms/drop-thinking-blocks.ts';
+import { dropStaleResponsesReasoningEnabled, dropStaleResponsesReasoningRule } from '../transforms/drop-stale-responses-reasoning.ts';
+import { stripTrailingPrefillEnabled, stripTrailingPrefillRule } from '../transforms/strip-trailing-prefill.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -33,6 +41,8 @@ export interface StageEntry {
   readonly step: string;
   /** Whether the rule runs for this route. */
   readonly when: (policy: TranscriptPolicy, options: ResolvedHygieneOptions) => boolean;
+  /** Shapes the outgoing request, not the replay copy: sanitizeSessionHistory leaves it out. */
+  readonly requestTime?: boolean;
 }
 
 const always = (): boolean => true;
@@ -41,8 +51,15 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
   { rule: dropBlankUserTextRule, step: '4', when: always },
+  { rule: stripThoughtSignaturesRule, step: '5', when: stripThoughtSignaturesEnabled },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
+  { rule: normalizeAntigravityClaudeThinkingRule, step: '6', when: normalizeAntigravityClaudeThinkingEnabled },
+  { rule: stripStaleThinkingSignaturesRule, step: '6', when: stripStaleThinkingSignaturesEnabled },
+  { rule: stripInvalidThinkingSignaturesRule, step: '6', when: stripInvalidThinkingSignaturesEnabled },
+  { rule: dropReasoningFromHistoryRule, step: '7', when: dropReasoningFromHistoryEnabled },
+  { rule: dropThinkingBlocksRule, step: '7', when: dropThinkingBlocksEnabled },
   { rule: repairResponsesToolResultPairingRule, step: '9', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
+  { rule: dropStaleResponsesReasoningRule, step: '9', when: dropStaleResponsesReasoningEnabled },
   { rule: normalizeResponsesToolCallIdsRule, step: '9', when: (policy) => policy.responsesFamily },
   { rule: downgradeResponsesReasoningPairsRule, step: '9', when: (policy) => policy.responsesFamily },
   { rule: repairToolResultPairingRule, step: '10', when: (policy) => !policy.responsesFamily && policy.repairToolUseResultPairing },
@@ -54,11 +71,18 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: stripToolResultDetailsRule, step: '11', when: always },
   { rule: repairResponsesToolResultPairingAgainRule, step: '14', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
   { rule: assertResponsesReplayInvariantRule, step: '14', when: (policy) => policy.responsesFamily },
+  { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
 ]);
 
+export interface SelectOptions {
+  /** Include request-time steps (default true): the stream and CLI apply them, the replay copy does not. */
+  requestTime?: boolean;
+}
+
 /** The rules that run for a policy, in order. */
-export function selectRules(policy: TranscriptPolicy, options: ResolvedHygieneOptions): Rule[] {
-  return STAGES.filter((entry) => entry.when(policy, options)).map((entry) => entry.rule);
+export function selectRules(policy: TranscriptPolicy, options: ResolvedHygieneOptions, select: SelectOptions = {}): Rule[] {
+  const requestTime = select.requestTime ?? true;
+  return STAGES.filter((entry) => (requestTime || !entry.requestTime) && entry.when(policy, options)).map((entry) => entry.rule);
 }
 
 export interface HygienePipeline {
@@ -83,15 +107,15 @@ interface Prepared {
   stats: StatsRecorder;
 }
 
-function prepare(options: HygieneOptions): Prepared {
+function prepare(options: HygieneOptions, select: SelectOptions): Prepared {
   const resolved = resolveHygieneOptions(options);
   const policy = resolveTranscriptPolicy(resolved);
-  return { policy, options: resolved, rules: selectRules(policy, resolved), stats: new StatsRecorder() };
+  return { policy, options: resolved, rules: selectRules(policy, resolved, select), stats: new StatsRecorder() };
 }
 
 /** A synchronous pipeline that hands its output to `sink`; the engine behind every entry point. */
-export function createPipeline(options: HygieneOptions, sink: Emit): HygienePipeline {
-  const { policy, options: resolved, rules, stats } = prepare(options);
+export function createPipeline(options: HygieneOptions, sink: Emit, select: SelectOptions = {}): HygienePipeline {
+  const { policy, options: resolved, rules, stats } = prepare(options, select);
   const chain: RuleChain = createRuleChain(rules, { policy, options: resolved, stats }, sink);
   return {
     policy,
@@ -112,8 +136,8 @@ export interface PipelineTransform {
 }
 
 /** The same rules as `createPipeline`, as one object-mode Transform. */
-export function createPipelineTransform(options: HygieneOptions): PipelineTransform {
-  const { policy, options: resolved, rules, stats } = prepare(options);
+export function createPipelineTransform(options: HygieneOptions, select: SelectOptions = {}): PipelineTransform {
+  const { policy, options: resolved, rules, stats } = prepare(options, select);
   const stream = toTransform(rules, { policy, options: resolved, stats });
   return { stream, policy, rules, stats: () => stats.snapshot() };
 }

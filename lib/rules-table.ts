@@ -15,7 +15,9 @@ export const TABLE_ROUTES: ReadonlyArray<{ label: string; route: HygieneOptions 
   { label: 'OpenAI chat', route: { provider: 'openai', modelApi: 'openai-completions', modelId: 'gpt-4o' } },
   { label: 'local chat', route: { provider: 'vllm', modelApi: 'openai-completions', modelId: 'qwen3' } },
   { label: 'Mistral', route: { provider: 'mistral', modelApi: 'openai-completions', modelId: 'mistral-large-latest' } },
-  { label: 'OpenRouter', route: { provider: 'openrouter', modelApi: 'openai-completions', modelId: 'google/gemini-2.5-pro' } },
+  { label: 'OpenRouter Gemini', route: { provider: 'openrouter', modelApi: 'openai-completions', modelId: 'google/gemini-2.5-pro' } },
+  { label: 'OpenRouter Claude', route: { provider: 'openrouter', modelApi: 'openai-completions', modelId: 'anthropic/claude-sonnet-4.5' } },
+  { label: 'Antigravity Claude', route: { provider: 'google-antigravity', modelApi: 'google-gemini-cli', modelId: 'claude-sonnet-4-5' } },
   { label: 'other', route: { provider: 'something-else', modelApi: 'unknown-api', modelId: 'foo' } },
 ];
 
@@ -25,13 +27,15 @@ export const TABLE_END = '<!-- rules-table:end -->';
 export function renderRulesTable(): string {
   const columns = TABLE_ROUTES.map(({ route }) => {
     const options = resolveHygieneOptions(route);
-    return { options, policy: resolveTranscriptPolicy(options) };
+    // Request-time steps are shown as they run when thinking is on for the request.
+    return { options, thinkingOptions: resolveHygieneOptions({ ...route, thinking: true }), policy: resolveTranscriptPolicy(options) };
   });
   const header = `| rule | step | ${TABLE_ROUTES.map((c) => c.label).join(' | ')} |`;
   const divider = `|---|---|${TABLE_ROUTES.map(() => ':-:').join('|')}|`;
   const rows = STAGES.map((entry) => {
-    const cells = columns.map(({ policy, options }) => (entry.when(policy, options) ? '✓' : ''));
-    return `| \`${entry.rule.meta.name}\` | ${entry.step} | ${cells.join(' | ')} |`;
+    const cells = columns.map(({ policy, options, thinkingOptions }) => (entry.when(policy, entry.requestTime ? thinkingOptions : options) ? '✓' : ''));
+    const step = entry.requestTime ? `${entry.step} (with thinking)` : entry.step;
+    return `| \`${entry.rule.meta.name}\` | ${step} | ${cells.join(' | ')} |`;
   });
   const legend = STAGES.map((entry) => `- \`${entry.rule.meta.name}\`: ${entry.rule.meta.summary}`);
   return [header, divider, ...rows, '', ...legend].join('\n');
