@@ -1,5 +1,5 @@
 /**
- * Runs one rule over an array through the real chain (`createRuleChain`), the way the pipeline
+ * Runs one synchronous rule over an array through the real chain (`createRuleChain`), the way the pipeline
  * runs it: buffered processors get `push`/`end`/`dispose`, message rules are adapted, counters
  * land in a StatsRecorder. Errors come out as the chain wraps them (a HygieneError naming the rule).
  */
@@ -20,6 +20,8 @@ export interface RunRuleResult {
   output: Message[];
   /** The rule's counters (only those it reported). */
   counts: Record<string, number>;
+  /** How many messages had come out after each write; the last entry is after the end of input. Shows what a rule holds and when it lets go. */
+  emittedAfter: number[];
 }
 
 export function runRule(rule: Rule, messages: readonly Message[], init: RunRuleInit = {}): RunRuleResult {
@@ -34,11 +36,16 @@ export function runRule(rule: Rule, messages: readonly Message[], init: RunRuleI
     },
     (message) => output.push(message),
   );
+  const emittedAfter: number[] = [];
   try {
-    for (const message of messages) chain.write(message);
+    for (const message of messages) {
+      chain.write(message);
+      emittedAfter.push(output.length);
+    }
     chain.end();
+    emittedAfter.push(output.length);
   } finally {
     chain.dispose();
   }
-  return { output, counts: { ...(stats.snapshot().rules[rule.meta.name] ?? {}) } };
+  return { output, counts: { ...(stats.snapshot().rules[rule.meta.name] ?? {}) }, emittedAfter };
 }

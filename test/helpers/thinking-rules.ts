@@ -3,44 +3,14 @@
  * and generate random transcripts rich in thinking blocks, signatures, tool calls, users,
  * results and compaction summaries (for the streaming-equals-whole-array checks).
  */
-import { createRuleChain } from '../../lib/stage.ts';
-import { StatsRecorder } from '../../lib/stats.ts';
-import { resolveHygieneOptions, type HygieneOptions } from '../../lib/options.ts';
-import type { TranscriptPolicy } from '../../lib/policy.ts';
-import type { Rule } from '../../lib/rule.ts';
 import type { Message } from '../../lib/types.ts';
 import { mulberry32, hashSeed } from '../differential/random.ts';
-import { TEST_NOW, testPolicy } from './build.ts';
 
-export interface RunResult {
-  output: Message[];
-  counts: Record<string, number>;
-}
+/** One rule through the real chain: shared with the other rules' tests. */
+import { runRule, type RunRuleInit } from './run-rule.ts';
+import type { Rule } from '../../lib/rule.ts';
 
-/** Streams `messages` through `rule` alone (createRuleChain), returning the output and the rule's counters. */
-export function runRule(
-  rule: Rule,
-  messages: readonly Message[],
-  init: { policy?: Partial<TranscriptPolicy>; options?: HygieneOptions } = {},
-): RunResult {
-  const stats = new StatsRecorder();
-  const env = {
-    policy: testPolicy(init.policy),
-    options: resolveHygieneOptions({ now: () => TEST_NOW, ...init.options }),
-    stats,
-  };
-  const output: Message[] = [];
-  const chain = createRuleChain([rule], env, (message) => {
-    output.push(message);
-  });
-  try {
-    for (const message of messages) chain.write(message);
-    chain.end();
-  } finally {
-    chain.dispose();
-  }
-  return { output, counts: { ...(stats.snapshot().rules[rule.meta.name] ?? {}) } };
-}
+export { runRule, type RunRuleResult as RunResult } from './run-rule.ts';
 
 const SIGNATURES: readonly unknown[] = ['SIG', 'c2lnbmF0dXJl', '', '   ', null, 7, 'msg_abc', 'YWJj ZA=='];
 const REASONING_ITEM = '{"type":"reasoning","id":"rs_1","summary":[]}';
@@ -110,34 +80,12 @@ export function randomThinkingTranscript(seed: number, length: number): Message[
   return out;
 }
 
-/**
- * Streams `messages` through `rule` and records how many messages had come out after each
- * write (the last entry is after the end of input): shows what a rule holds and when it lets go.
- */
+/** Streams `messages` through `rule` and records how many messages had come out after each write. */
 export function emissionTrace(
   rule: Rule,
   messages: readonly Message[],
-  init: { policy?: Partial<TranscriptPolicy>; options?: HygieneOptions } = {},
+  init: RunRuleInit = {},
 ): { output: Message[]; emittedAfter: number[] } {
-  const env = {
-    policy: testPolicy(init.policy),
-    options: resolveHygieneOptions({ now: () => TEST_NOW, ...init.options }),
-    stats: new StatsRecorder(),
-  };
-  const output: Message[] = [];
-  const emittedAfter: number[] = [];
-  const chain = createRuleChain([rule], env, (message) => {
-    output.push(message);
-  });
-  try {
-    for (const message of messages) {
-      chain.write(message);
-      emittedAfter.push(output.length);
-    }
-    chain.end();
-    emittedAfter.push(output.length);
-  } finally {
-    chain.dispose();
-  }
+  const { output, emittedAfter } = runRule(rule, messages, init);
   return { output, emittedAfter };
 }
