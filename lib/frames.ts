@@ -154,6 +154,9 @@ export class SpillQueue<T> {
   private file: SpillFile | undefined;
   private readonly budget: number;
   private readonly directory: string;
+  /** An entry already read back from disk by peek() and not yet shifted. */
+  private fromDisk: T | undefined;
+  private hasFromDisk = false;
   /** Entries ever written to disk (for stats and tests). */
   spilledEntries = 0;
   /** Largest number of bytes the in-memory part held. */
@@ -165,7 +168,8 @@ export class SpillQueue<T> {
   }
 
   get length(): number {
-    return (this.file?.count ?? 0) + this.memory.length - this.head;
+    // An entry peeked from disk is still in the queue until shifted.
+    return (this.file?.count ?? 0) + (this.hasFromDisk ? 1 : 0) + this.memory.length - this.head;
   }
 
   /** Bytes held in memory (estimated). */
@@ -215,9 +219,6 @@ export class SpillQueue<T> {
       this.head = 0;
     }
   }
-
-  private fromDisk: T | undefined;
-  private hasFromDisk = false;
 
   /** The oldest entry, or undefined when empty. */
   peek(): T | undefined {

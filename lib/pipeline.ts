@@ -34,6 +34,7 @@ import { dropReasoningFromHistoryEnabled, dropReasoningFromHistoryRule } from '.
 import { dropThinkingBlocksEnabled, dropThinkingBlocksRule } from '../transforms/drop-thinking-blocks.ts';
 import { dropStaleResponsesReasoningEnabled, dropStaleResponsesReasoningRule } from '../transforms/drop-stale-responses-reasoning.ts';
 import { stripTrailingPrefillEnabled, stripTrailingPrefillRule } from '../transforms/strip-trailing-prefill.ts';
+import { validateToolCallInputsRule } from '../transforms/validate-tool-call-inputs.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -58,6 +59,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: stripInvalidThinkingSignaturesRule, step: '6', when: stripInvalidThinkingSignaturesEnabled },
   { rule: dropReasoningFromHistoryRule, step: '7', when: dropReasoningFromHistoryEnabled },
   { rule: dropThinkingBlocksRule, step: '7', when: dropThinkingBlocksEnabled },
+  { rule: validateToolCallInputsRule, step: '8', when: always },
   { rule: repairResponsesToolResultPairingRule, step: '9', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
   { rule: dropStaleResponsesReasoningRule, step: '9', when: dropStaleResponsesReasoningEnabled },
   { rule: normalizeResponsesToolCallIdsRule, step: '9', when: (policy) => policy.responsesFamily },
