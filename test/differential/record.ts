@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DifferentialCase, RecordedCase } from './cases.ts';
 import { generateFoundationCases } from './generate-foundation.ts';
+import { generateToolCallCases } from './generate-tool-calls.ts';
 import { oracleFixturePath, stripUsage } from './load.ts';
 
 interface Suite {
@@ -28,6 +29,7 @@ interface Suite {
 /** Every recordable suite with its default seed and size. Add new rule suites here. */
 const SUITES: Record<string, Suite> = {
   foundation: { generate: generateFoundationCases, seed: 1, count: 400 },
+  'tool-calls': { generate: generateToolCallCases, seed: 1, count: 770 },
 };
 
 const DEFAULT_ORACLE = '/work/shared/oracle/oracle.mjs';
