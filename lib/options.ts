@@ -34,6 +34,12 @@ export interface HygieneOptions {
    * recorded lines): lets pairing finalize frames early instead of holding them to the end.
    */
   resultIndex?: ResultIdIndex;
+  /**
+   * The largest compactionSummary timestamp of the input, or null when it has none, when known
+   * before the messages flow (a file's pre-scan, a session file's index pass). Without it, the
+   * compaction-stale signature rule must hold signed turns until a summary or the end.
+   */
+  compactionTimestamp?: number | null;
 }
 
 export interface ResolvedHygieneOptions {
@@ -50,6 +56,7 @@ export interface ResolvedHygieneOptions {
   readonly modelSwitchedAt: number | undefined;
   readonly now: () => number;
   readonly resultIndex: ResultIdIndex | undefined;
+  readonly compactionTimestamp: number | null | undefined;
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -99,6 +106,7 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     modelSwitchedAt: switchedAt,
     now: options.now ?? Date.now,
     resultIndex: options.resultIndex,
+    compactionTimestamp: options.compactionTimestamp,
   });
 }
 

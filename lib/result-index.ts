@@ -4,6 +4,9 @@
  * answer as soon as the frame ends (spec tool-calls.md §4.6, "the one shortcut"), instead
  * of holding everything after it to the end of input.
  *
+ * The same pass collects the input's `compactionSummary` messages (rare, small lines, parsed
+ * whole), so the compaction time is known before the messages flow.
+ *
  * The scan does not parse JSON. It looks for the six result-id keys anywhere in a line and
  * records, per id, the last line where it appeared. That over-approximates "a later result
  * has this id" (a key inside an assistant block or a hash collision only makes a frame wait
@@ -111,9 +114,42 @@ function countNewlines(buffer: Buffer): number {
   return count;
 }
 
-/** One pass over a file: the result-id index of its lines. */
-export async function scanResultIds(path: string): Promise<ResultIdIndex> {
-  const index = new ResultIdIndex();
+const SUMMARY_ROLE = Buffer.from('"compactionSummary"', 'latin1');
+
+/** Parses the lines of `buffer` that mention the compactionSummary role; keeps those that are such messages. */
+function collectSummaries(buffer: Buffer, summaries: Record<string, unknown>[]): void {
+  let at = buffer.indexOf(SUMMARY_ROLE);
+  while (at >= 0) {
+    const start = buffer.lastIndexOf(NEWLINE, at) + 1;
+    let end = buffer.indexOf(NEWLINE, at);
+    if (end < 0) end = buffer.length;
+    try {
+      const value = JSON.parse(buffer.toString('utf8', start, end)) as Record<string, unknown>;
+      const message = value.type === 'message' ? value.message : value;
+      if (typeof message === 'object' && message !== null && (message as Record<string, unknown>).role === 'compactionSummary') {
+        summaries.push(message as Record<string, unknown>);
+      }
+    } catch {
+      // Not a whole JSON line: the real pass reports it with its line number.
+    }
+    at = buffer.indexOf(SUMMARY_ROLE, end);
+  }
+}
+
+export interface InputScan {
+  readonly resultIndex: ResultIdIndex;
+  /** The compactionSummary messages of the input, in order. */
+  readonly compactionSummaries: readonly Record<string, unknown>[];
+}
+
+/** One pass over a JSONL file: where its tool results are, and its compaction summaries. */
+export async function scanInputFile(path: string): Promise<InputScan> {
+  const resultIndex = new ResultIdIndex();
+  const compactionSummaries: Record<string, unknown>[] = [];
+  const scan = (buffer: Buffer, firstLine: number): void => {
+    scanLines(buffer, firstLine, resultIndex);
+    collectSummaries(buffer, compactionSummaries);
+  };
   let carry: Buffer = Buffer.alloc(0);
   let line = 1;
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
@@ -124,10 +160,15 @@ export async function scanResultIds(path: string): Promise<ResultIdIndex> {
       continue;
     }
     const complete = data.subarray(0, lastNewline + 1);
-    scanLines(complete, line, index);
+    scan(complete, line);
     line += countNewlines(complete);
     carry = Buffer.from(data.subarray(lastNewline + 1));
   }
-  if (carry.length > 0) scanLines(carry, line, index);
-  return index;
+  if (carry.length > 0) scan(carry, line);
+  return { resultIndex, compactionSummaries };
+}
+
+/** The result-id index of a file (see scanInputFile). */
+export async function scanResultIds(path: string): Promise<ResultIdIndex> {
+  return (await scanInputFile(path)).resultIndex;
 }

@@ -4,7 +4,8 @@
  */
 import type { Writable } from 'node:stream';
 import { createReadStream } from 'node:fs';
-import { scanResultIds } from './result-index.ts';
+import { scanInputFile } from './result-index.ts';
+import { compactionTimestampOf } from '../transforms/strip-stale-thinking-signatures.ts';
 import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages } from './json-array.ts';
@@ -89,8 +90,9 @@ export interface SanitizeFileParams extends Omit<SanitizeStreamParams, 'input' |
 }
 
 /**
- * Sanitizes a file. A JSONL file is first scanned for where its tool results are, so
- * pairing never holds a frame longer than its answers can still arrive (see result-index.ts).
+ * Sanitizes a file. A JSONL file is first scanned for where its tool results are and for its
+ * compaction summaries, so pairing never holds a frame longer than its answers can still arrive
+ * and the compaction-stale signature rule never holds at all (see result-index.ts).
  */
 export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneStats> {
   const input = (): ByteSource => createReadStream(params.path, { highWaterMark: 256 * 1024 });
@@ -100,6 +102,18 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
     format = (await detectFormat(probe)).format;
     probe.destroy();
   }
-  const resultIndex = format === 'jsonl' ? await scanResultIds(params.path) : undefined;
-  return sanitizeStream({ ...params, input: input(), source: params.path, format, options: { ...params.options, resultIndex } });
+  if (format !== 'jsonl') return sanitizeStream({ ...params, input: input(), source: params.path, format });
+  const scan = await scanInputFile(params.path);
+  let compactionTimestamp: number | null = null;
+  for (const summary of scan.compactionSummaries) {
+    const at = compactionTimestampOf(summary);
+    if (at !== undefined && (compactionTimestamp === null || at > compactionTimestamp)) compactionTimestamp = at;
+  }
+  return sanitizeStream({
+    ...params,
+    input: input(),
+    source: params.path,
+    format,
+    options: { compactionTimestamp, ...params.options, resultIndex: scan.resultIndex },
+  });
 }

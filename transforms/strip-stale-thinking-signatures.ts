@@ -103,9 +103,10 @@ export interface StripStaleThinkingSignaturesOptions {
   /**
    * The compaction time known before the messages flow (a session file's index pass): the
    * largest `compactionSummary` timestamp of the input, as epoch milliseconds. Summaries in the
-   * input still count (the larger value wins).
+   * input still count (the larger value wins). `null`: known up front that the input holds no
+   * summary, so nothing is held either.
    */
-  compactionTimestamp?: number;
+  compactionTimestamp?: number | null;
 }
 
 /**
@@ -116,14 +117,15 @@ export function stripStaleThinkingSignatures(
   messages: readonly Message[],
   options: StripStaleThinkingSignaturesOptions = {},
 ): Message[] {
-  let compactionAt = options.compactionTimestamp;
+  let compactionAt = options.compactionTimestamp ?? undefined;
   for (const message of messages) compactionAt = maxDefined(compactionAt, compactionTimestampOf(message));
   return messages.map((message) => unsignIfStale(message, compactionAt).message);
 }
 
 interface StaleProcessorOptions {
   /** C is final from the start: never hold. */
-  knownCompactionTimestamp: number | undefined;
+  /** Undefined: not known, hold as needed; null: known to be none. */
+  knownCompactionTimestamp: number | null | undefined;
   memoryBudgetBytes: number;
   count: (counter: string, n?: number) => void;
 }
@@ -135,7 +137,7 @@ class StripStaleThinkingSignaturesProcessor implements RuleProcessor {
   private ended = false;
 
   constructor(private readonly options: StaleProcessorOptions) {
-    this.compactionAt = options.knownCompactionTimestamp;
+    this.compactionAt = options.knownCompactionTimestamp ?? undefined;
     this.known = options.knownCompactionTimestamp !== undefined;
     this.held = new Holdback(options.memoryBudgetBytes);
   }
@@ -215,7 +217,8 @@ export function createStripStaleThinkingSignaturesRule(options: StripStaleThinki
     meta: META,
     create(ctx: RuleContext) {
       return new StripStaleThinkingSignaturesProcessor({
-        knownCompactionTimestamp: options.compactionTimestamp,
+        // The rule's own option wins; else what the reader learned up front (file pre-scan, session index).
+        knownCompactionTimestamp: options.compactionTimestamp !== undefined ? options.compactionTimestamp : ctx.options.compactionTimestamp,
         memoryBudgetBytes: ctx.options.memoryBudgetBytes,
         count: ctx.count,
       });

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultIdIndex, scanResultIds } from '../../lib/result-index.ts';
+import { ResultIdIndex, scanInputFile, scanResultIds } from '../../lib/result-index.ts';
+import { sanitizeFile } from '../../lib/run.ts';
+import { Writable } from 'node:stream';
 import { readJsonlMessages } from '../../lib/jsonl.ts';
 import { repairToolResultPairing } from '../../transforms/repair-tool-result-pairing.ts';
 import { sanitizeSessionHistory } from '../../lib/index.ts';
@@ -90,6 +92,67 @@ describe('pairing with a result index', () => {
       assert.ok(plainSpill > 500, `the control spills (${plainSpill})`);
       assert.ok(indexedSpill * 10 < plainSpill, `indexed ${indexedSpill} vs plain ${plainSpill}`);
       assert.deepEqual(repairToolResultPairing(session(), { now: () => 1 }).messages.length, plain.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('compaction summaries in the pre-scan', () => {
+  test('collects compactionSummary messages, bare or in message entries, and ignores mentions in text', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'th-index-'));
+    try {
+      const file = path.join(dir, 'in.jsonl');
+      await writeFile(
+        file,
+        [
+          '{"role":"user","content":"the role \\"compactionSummary\\" is special"}',
+          '{"role":"compactionSummary","summary":"s1","timestamp":100}',
+          '{"type":"message","id":"a","parentId":null,"message":{"role":"compactionSummary","summary":"s2","timestamp":200}}',
+        ].join('\n'),
+      );
+      const scan = await scanInputFile(file);
+      assert.deepEqual(
+        scan.compactionSummaries.map((m) => m.summary),
+        ['s1', 's2'],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('sanitizeFile knows the compaction time up front: same output as the holding array API, nothing held', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'th-index-'));
+    try {
+      const signed = (ts: number, text: string): Message => ({
+        role: 'assistant',
+        content: [{ type: 'thinking', thinking: 't', thinkingSignature: 'c2ln' }, { type: 'text', text }],
+        stopReason: 'stop',
+        timestamp: ts,
+      });
+      const messages: Message[] = [
+        { role: 'user', content: 'q1', timestamp: 1 },
+        signed(2, 'a1'),
+        { role: 'user', content: 'q2', timestamp: 3 },
+        signed(10, 'a2'),
+        { role: 'compactionSummary', summary: 'earlier', tokensBefore: 5, timestamp: 5 },
+        { role: 'user', content: 'q3', timestamp: 11 },
+      ];
+      const file = path.join(dir, 'in.jsonl');
+      await writeFile(file, messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
+      const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-opus-4-6', now: () => 1 };
+      let out = '';
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          out += chunk.toString();
+          callback();
+        },
+      });
+      const stats = await sanitizeFile({ path: file, output: sink, options: route });
+      const fromFile = out.trim().split('\n').map((line) => JSON.parse(line) as Message);
+      assert.deepEqual(fromFile, await sanitizeSessionHistory(messages, route));
+      assert.equal(stats.rules['strip-stale-thinking-signatures']?.spilledEntries, undefined);
+      assert.equal(stats.rules['strip-stale-thinking-signatures']?.unsignedTurns, 1, 'the turn before the summary lost its signature');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -215,6 +215,22 @@ test('stream: with the compaction time known up front nothing is held', () => {
   assert.equal(output[2], messages[2]);
 });
 
+test('stream: known up front to have no summary (null, from the options) nothing is held and nothing changes', () => {
+  const messages = deepFreeze([U('q', 1), A([{ type: 'thinking', thinking: 's', thinkingSignature: 'S' }], 2), U('q2', 3)]);
+  const { output, emittedAfter } = emissionTrace(stripStaleThinkingSignaturesRule, messages, { options: { compactionTimestamp: null } });
+  assert.deepEqual(emittedAfter, [1, 2, 3, 3]);
+  output.forEach((message, i) => assert.equal(message, messages[i]));
+  // The control: without that knowledge the signed turn waits for the end.
+  assert.deepEqual(emissionTrace(stripStaleThinkingSignaturesRule, messages).emittedAfter, [1, 1, 1, 3]);
+});
+
+test('stream: the compaction time from the options applies to the default rule', () => {
+  const messages = deepFreeze([U('q', 1), A([{ type: 'thinking', thinking: 's', thinkingSignature: 'S' }], 2), U('q2', 3)]);
+  const { output, emittedAfter } = emissionTrace(stripStaleThinkingSignaturesRule, messages, { options: { compactionTimestamp: 10 } });
+  assert.deepEqual(emittedAfter, [1, 2, 3, 3]);
+  assert.deepEqual(output[1]!.content, [{ type: 'thinking', thinking: 's' }]);
+});
+
 test('stream equals the whole-array core on generated transcripts (default budget and 1024 bytes)', () => {
   let changed = 0;
   for (let seed = 0; seed < 40; seed++) {
