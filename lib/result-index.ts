@@ -14,7 +14,11 @@
  */
 import { createReadStream } from 'node:fs';
 
-const ID_KEYS = ['"toolCallId"', '"toolUseId"', '"tool_call_id"', '"tool_use_id"', '"callId"', '"call_id"'].map((key) => Buffer.from(key, 'latin1'));
+/** The six result-id keys, found through their two possible endings so each chunk is searched twice, not six times. */
+const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
+  { ending: Buffer.from('Id"', 'latin1'), keys: ['"toolCallId"', '"toolUseId"', '"callId"'].map((key) => Buffer.from(key, 'latin1')) },
+  { ending: Buffer.from('_id"', 'latin1'), keys: ['"tool_call_id"', '"tool_use_id"', '"call_id"'].map((key) => Buffer.from(key, 'latin1')) },
+];
 
 /** FNV-1a, 32 bits: ids are kept as numbers so the index stays small on sessions with millions of calls. */
 function hashId(id: string): number {
@@ -83,23 +87,30 @@ function readStringValue(buffer: Buffer, from: number): string | undefined {
   }
 }
 
-/** Scans one complete-lines buffer whose first line is `firstLine`. */
-function scanLines(buffer: Buffer, firstLine: number, index: ResultIdIndex): void {
-  for (const key of ID_KEYS) {
-    let line = firstLine;
-    let counted = 0;
-    let at = buffer.indexOf(key, 0);
+/** The key that ends at `end` (exclusive), if it is one of `keys`. */
+function keyEndingAt(buffer: Buffer, end: number, keys: Buffer[]): Buffer | undefined {
+  for (const key of keys) {
+    const start = end - key.length;
+    if (start >= 0 && buffer.compare(key, 0, key.length, start, end) === 0) return key;
+  }
+  return undefined;
+}
+
+/**
+ * Records every result id in a buffer of complete lines. Ids are recorded at the buffer's last
+ * line rather than their own: an upper bound, which only makes a frame wait until the reader
+ * has passed the whole buffer, and spares counting lines up to every match.
+ */
+function scanLines(buffer: Buffer, lastLine: number, index: ResultIdIndex): void {
+  for (const { ending, keys } of KEY_ENDINGS) {
+    let at = buffer.indexOf(ending, 0);
     while (at >= 0) {
-      // Advance the line count to `at`.
-      let newline = buffer.indexOf(NEWLINE, counted);
-      while (newline >= 0 && newline < at) {
-        line++;
-        counted = newline + 1;
-        newline = buffer.indexOf(NEWLINE, counted);
+      const end = at + ending.length;
+      if (keyEndingAt(buffer, end, keys) !== undefined) {
+        const value = readStringValue(buffer, end);
+        if (value !== undefined && value.trim() !== '') index.record(value, lastLine);
       }
-      const value = readStringValue(buffer, at + key.length);
-      if (value !== undefined && value.trim() !== '') index.record(value, line);
-      at = buffer.indexOf(key, at + key.length);
+      at = buffer.indexOf(ending, end);
     }
   }
 }
@@ -146,13 +157,13 @@ export interface InputScan {
 export async function scanInputFile(path: string): Promise<InputScan> {
   const resultIndex = new ResultIdIndex();
   const compactionSummaries: Record<string, unknown>[] = [];
-  const scan = (buffer: Buffer, firstLine: number): void => {
-    scanLines(buffer, firstLine, resultIndex);
+  const scan = (buffer: Buffer, lastLine: number): void => {
+    scanLines(buffer, lastLine, resultIndex);
     collectSummaries(buffer, compactionSummaries);
   };
   let carry: Buffer = Buffer.alloc(0);
   let line = 1;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 }) as AsyncIterable<Buffer>) {
     const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     const lastNewline = data.lastIndexOf(NEWLINE);
     if (lastNewline < 0) {
@@ -160,8 +171,9 @@ export async function scanInputFile(path: string): Promise<InputScan> {
       continue;
     }
     const complete = data.subarray(0, lastNewline + 1);
-    scan(complete, line);
     line += countNewlines(complete);
+    // `line` is now the first line after this buffer: the buffer's own lines end at line - 1.
+    scan(complete, line - 1);
     carry = Buffer.from(data.subarray(lastNewline + 1));
   }
   if (carry.length > 0) scan(carry, line);
