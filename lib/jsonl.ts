@@ -206,6 +206,39 @@ export function parseJsonl(options: JsonlReadOptions = {}): Transform {
   });
 }
 
+/**
+ * Gives `copy` the original's raw line with textual replacements applied, so the writer need not
+ * stringify a large message in which a rule changed one small value (a tool-call id). Each
+ * `from` must be a JSON fragment (such as `"toolCallId":"a"`) that occurs exactly once in the
+ * original line; otherwise nothing is recorded and the copy is stringified as usual. The caller
+ * guarantees that the replacements are the only differences between original and copy.
+ */
+export function deriveRawLine(original: Message, copy: Message, replacements: ReadonlyArray<readonly [from: string, to: string]>): boolean {
+  const raw = rawLines.get(original);
+  if (raw === undefined || replacements.length === 0) return false;
+  const edits: Array<{ at: number; from: string; to: string }> = [];
+  for (const [from, to] of replacements) {
+    const at = raw.indexOf(from);
+    if (at < 0 || raw.indexOf(from, at + 1) >= 0) return false;
+    edits.push({ at, from, to });
+  }
+  edits.sort((a, b) => a.at - b.at);
+  let out = '';
+  let cursor = 0;
+  for (const edit of edits) {
+    if (edit.at < cursor) return false; // overlapping fragments
+    out += raw.slice(cursor, edit.at) + edit.to;
+    cursor = edit.at + edit.from.length;
+  }
+  rawLines.set(copy, out + raw.slice(cursor));
+  return true;
+}
+
+/** A JSON `"key":value` fragment as JSON.stringify writes it, for deriveRawLine. */
+export function jsonMember(key: string, value: unknown): string {
+  return JSON.stringify(key) + ':' + JSON.stringify(value);
+}
+
 /** One JSONL line (with its newline) for a message: the original line when the message is untouched. */
 export function stringifyMessage(message: Message): string {
   return (rawLines.get(message) ?? JSON.stringify(message)) + '\n';

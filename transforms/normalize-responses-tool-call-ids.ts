@@ -18,6 +18,7 @@
 import type { MessageRule } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
+import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
 import { isCallTypeBlock, rewriteRawIdOf, rewriteResultIds, sha256Hex, withCopiedBlocks } from './tool-call-shapes.ts';
 
 export const OPENAI_RESPONSES_ID_MAX_LENGTH = 64;
@@ -79,6 +80,7 @@ function normalize(message: Message, tally: Tally | undefined): Message {
     const content = message.content;
     if (!Array.isArray(content)) return message;
     let out: ContentBlock[] | undefined;
+    const replacements: Array<[string, string]> = [];
     for (let i = 0; i < content.length; i++) {
       const block: unknown = content[i];
       if (!isCallTypeBlock(block) || typeof block.id !== 'string') continue;
@@ -86,11 +88,14 @@ function normalize(message: Message, tally: Tally | undefined): Message {
       if (next === block.id) continue;
       out ??= content.slice() as ContentBlock[];
       out[i] = { ...block, id: next };
+      replacements.push([jsonMember('id', block.id), jsonMember('id', next)]);
       if (tally) tally.ids++;
     }
     if (out === undefined) return message;
     const copied = withCopiedBlocks(message, out);
     if (tally && copied.checkpointRemoved) tally.checkpoints++;
+    // Only block ids changed (unless a checkpoint went): patch the original line.
+    if (!copied.checkpointRemoved) deriveRawLine(message, copied.message, replacements);
     return copied.message;
   }
   if (role === 'toolResult') {

@@ -23,6 +23,7 @@
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
+import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
 import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import {
@@ -279,7 +280,7 @@ export class ToolCallIdFold {
     const content = message.content;
     if (!Array.isArray(content)) return message;
     let out: ContentBlock[] | undefined;
-    let rewritten = 0;
+    const replacements: Array<[string, string]> = [];
     for (let i = 0; i < content.length; i++) {
       const block: unknown = content[i];
       if (!isPairedCallBlock(block)) continue;
@@ -289,11 +290,14 @@ export class ToolCallIdFold {
       if (next === raw) continue;
       out ??= content.slice() as ContentBlock[];
       out[i] = { ...block, id: next };
-      rewritten++;
+      replacements.push([jsonMember('id', raw), jsonMember('id', next)]);
     }
     if (out === undefined) return message;
-    this.onCount?.('idsRewritten', rewritten);
-    return { ...message, content: out };
+    this.onCount?.('idsRewritten', replacements.length);
+    const copy = { ...message, content: out };
+    // Only block ids changed: patch the original line rather than stringify the turn again.
+    deriveRawLine(message, copy, replacements);
+    return copy;
   }
 
   private enqueue(raw: string, assigned: string): void {

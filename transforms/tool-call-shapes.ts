@@ -7,6 +7,7 @@
  * Not a rule: nothing here holds state across messages except the bounded hash cache.
  */
 import { createHash } from 'node:crypto';
+import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
 import type { ResolvedHygieneOptions } from '../lib/options.ts';
 import type { ContentBlock, Message, ToolCallBlock } from '../lib/types.ts';
@@ -115,11 +116,17 @@ export function rewriteResultIds(message: Message, resolved: string): Message {
   }
   if (!changed) return message;
   const copy: Record<string, unknown> = { ...message };
+  const replacements: Array<[string, string]> = [];
   for (const field of REWRITE_ID_FIELDS) {
     const value = copy[field];
-    if (typeof value === 'string' && value !== '' && value !== resolved) copy[field] = resolved;
+    if (typeof value === 'string' && value !== '' && value !== resolved) {
+      copy[field] = resolved;
+      replacements.push([jsonMember(field, value), jsonMember(field, resolved)]);
+    }
   }
   if (typeof copy.toolCallId !== 'string') copy.toolCallId = resolved;
+  // Only ids changed: patch the original line instead of stringifying the (often large) result again.
+  else deriveRawLine(message, copy as Message, replacements);
   return copy as Message;
 }
 

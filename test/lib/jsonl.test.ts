@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
+import { JsonlLineParser, JsonlWriter, LineSplitter, deriveRawLine, jsonMember, parseJsonl, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
 import { HygieneError } from '../../lib/errors.ts';
 import type { Message } from '../../lib/types.ts';
 
@@ -159,5 +159,37 @@ describe('stream forms', () => {
     writer.write({ role: 'user', content: 'tail' });
     await writer.flush();
     assert.equal(written.join(''), JSON.stringify({ role: 'user', content: big }) + '\n' + '{"role":"user","content":"tail"}\n');
+  });
+});
+
+describe('deriveRawLine', () => {
+  const parse = (line: string) => new JsonlLineParser().parse(line)!;
+
+  test('patches each fragment that occurs exactly once, keeping the rest of the line byte for byte', () => {
+    const line = '{"role":"toolResult","toolCallId":"a-1","content":[{"type":"text","text":"x  y"}],"call_id":"a-1"}';
+    const original = parse(line);
+    const copy = { ...original, toolCallId: 'a1', call_id: 'a1' };
+    assert.equal(deriveRawLine(original, copy, [[jsonMember('toolCallId', 'a-1'), jsonMember('toolCallId', 'a1')], [jsonMember('call_id', 'a-1'), jsonMember('call_id', 'a1')]]), true);
+    assert.equal(stringifyMessage(copy), '{"role":"toolResult","toolCallId":"a1","content":[{"type":"text","text":"x  y"}],"call_id":"a1"}\n');
+    assert.deepEqual(JSON.parse(stringifyMessage(copy)), copy);
+  });
+
+  test('a fragment found twice, or not at all, leaves the copy to be stringified', () => {
+    const original = parse('{"role":"assistant","content":[{"type":"toolCall","id":"x"},{"type":"toolCall","id":"x"}]}');
+    const copy = { ...original, content: [{ type: 'toolCall', id: 'x1' }, { type: 'toolCall', id: 'x2' }] };
+    assert.equal(deriveRawLine(original, copy, [[jsonMember('id', 'x'), jsonMember('id', 'x1')]]), false);
+    assert.equal(deriveRawLine(original, copy, [[jsonMember('id', 'zz'), jsonMember('id', 'x1')]]), false);
+    assert.equal(stringifyMessage(copy), JSON.stringify(copy) + '\n');
+  });
+
+  test('escaped ids match as JSON writes them', () => {
+    const original = parse(JSON.stringify({ role: 'toolResult', toolCallId: 'a"b\\c' }));
+    const copy = { ...original, toolCallId: 'abc' };
+    assert.equal(deriveRawLine(original, copy, [[jsonMember('toolCallId', 'a"b\\c'), jsonMember('toolCallId', 'abc')]]), true);
+    assert.deepEqual(JSON.parse(stringifyMessage(copy)), copy);
+  });
+
+  test('a message without a raw line cannot be patched', () => {
+    assert.equal(deriveRawLine({ role: 'user' }, { role: 'user' }, [['a', 'b']]), false);
   });
 });
