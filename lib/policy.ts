@@ -74,6 +74,12 @@ export interface TranscriptPolicy {
    * (spec/turns-images-policy.md §3.3 `shouldMergeConsecutiveUserTurns`).
    */
   readonly mergeConsecutiveUserTurns: boolean;
+  /**
+   * `modelApi === 'bedrock-converse-stream'`: a history that starts with an assistant turn gets the
+   * `(session bootstrap)` user turn, as Google routes do. Our provider rule, not the reference's:
+   * Converse rejects a conversation whose first message is not a user message.
+   */
+  readonly insertBedrockBootstrapTurn: boolean;
 }
 
 export interface TranscriptRoute {
@@ -96,7 +102,8 @@ type ProjectField =
   | 'repairBedrockEmptyErrorTurns'
   | 'normalizeAntigravityClaudeThinking'
   | 'stripTrailingPrefillWhenThinking'
-  | 'mergeConsecutiveUserTurns';
+  | 'mergeConsecutiveUserTurns'
+  | 'insertBedrockBootstrapTurn';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -413,6 +420,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     // an assistant turn, whoever relays it.
     stripTrailingPrefillWhenThinking: route.modelApi === 'anthropic-messages' || isVerifiedOpenRouterAnthropic(route),
     mergeConsecutiveUserTurns: !(policy.appendOnlyRuntimeContext && route.modelApi === 'anthropic-messages'),
+    insertBedrockBootstrapTurn: route.modelApi === 'bedrock-converse-stream',
   };
 }
 

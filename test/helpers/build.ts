@@ -72,6 +72,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   normalizeAntigravityClaudeThinking: false,
   stripTrailingPrefillWhenThinking: false,
   mergeConsecutiveUserTurns: true,
+  insertBedrockBootstrapTurn: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */
