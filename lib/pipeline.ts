@@ -15,6 +15,7 @@ import type { Transform } from 'node:stream';
 import { dropNonObjectMessagesRule } from '../transforms/drop-non-object-messages.ts';
 import { annotateInterSessionProvenanceRule } from '../transforms/annotate-inter-session-provenance.ts';
 import { dropBlankUserTextRule } from '../transforms/drop-blank-user-text.ts';
+import { normalizeAssistantReplayContentRule } from '../transforms/normalize-assistant-replay-content.ts';
 import { dropBlankTextBlocksRule } from '../transforms/drop-blank-text-blocks.ts';
 import {
   repairResponsesToolResultPairingAgainRule,
@@ -35,6 +36,12 @@ import { dropThinkingBlocksEnabled, dropThinkingBlocksRule } from '../transforms
 import { dropStaleResponsesReasoningEnabled, dropStaleResponsesReasoningRule } from '../transforms/drop-stale-responses-reasoning.ts';
 import { stripTrailingPrefillEnabled, stripTrailingPrefillRule } from '../transforms/strip-trailing-prefill.ts';
 import { validateToolCallInputsRule } from '../transforms/validate-tool-call-inputs.ts';
+import { stripCopilotThinkingEnabled, stripCopilotThinkingRule } from '../transforms/strip-copilot-thinking.ts';
+import { insertGoogleBootstrapTurnRule } from '../transforms/insert-google-bootstrap-turn.ts';
+import { insertBedrockBootstrapTurnRule } from '../transforms/insert-bedrock-bootstrap-turn.ts';
+import { mergeConsecutiveAssistantsRule } from '../transforms/merge-consecutive-assistants.ts';
+import { stripDanglingToolCallsRule } from '../transforms/strip-dangling-tool-calls.ts';
+import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -52,6 +59,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
   { rule: dropBlankUserTextRule, step: '4', when: always },
+  { rule: normalizeAssistantReplayContentRule, step: '4', when: always },
   { rule: stripThoughtSignaturesRule, step: '5', when: stripThoughtSignaturesEnabled },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
   { rule: normalizeAntigravityClaudeThinkingRule, step: '6', when: normalizeAntigravityClaudeThinkingEnabled },
@@ -71,8 +79,19 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     when: (policy) => !policy.responsesFamily && policy.sanitizeToolCallIds && policy.toolCallIdMode !== undefined,
   },
   { rule: stripToolResultDetailsRule, step: '11', when: always },
+  { rule: stripCopilotThinkingRule, step: '13', when: stripCopilotThinkingEnabled },
   { rule: repairResponsesToolResultPairingAgainRule, step: '14', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
   { rule: assertResponsesReplayInvariantRule, step: '14', when: (policy) => policy.responsesFamily },
+  { rule: insertGoogleBootstrapTurnRule, step: '16', when: (policy) => policy.applyGoogleTurnOrdering },
+  { rule: insertBedrockBootstrapTurnRule, step: '16', when: (policy) => policy.insertBedrockBootstrapTurn },
+  // validateReplayTurns: Gemini's assistant merge is the first step of the Anthropic validation too (idempotent).
+  { rule: mergeConsecutiveAssistantsRule, step: 'validate', when: (policy) => policy.validateGeminiTurns || policy.validateAnthropicTurns },
+  { rule: stripDanglingToolCallsRule, step: 'validate', when: (policy) => policy.validateAnthropicTurns },
+  {
+    rule: mergeConsecutiveUsersRule,
+    step: 'validate',
+    when: (policy) => policy.validateAnthropicTurns && policy.mergeConsecutiveUserTurns,
+  },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
 ]);
 

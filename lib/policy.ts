@@ -80,6 +80,12 @@ export interface TranscriptPolicy {
    * Converse rejects a conversation whose first message is not a user message.
    */
   readonly insertBedrockBootstrapTurn: boolean;
+  /**
+   * Provider `github-copilot` on `anthropic-messages` or an OpenAI Responses api: the provider's
+   * replay hook removes every thinking block, the latest assistant's too (turns-images-policy.md
+   * §8.5; observed with the oracle).
+   */
+  readonly stripAllThinkingBlocks: boolean;
 }
 
 export interface TranscriptRoute {
@@ -103,7 +109,8 @@ type ProjectField =
   | 'normalizeAntigravityClaudeThinking'
   | 'stripTrailingPrefillWhenThinking'
   | 'mergeConsecutiveUserTurns'
-  | 'insertBedrockBootstrapTurn';
+  | 'insertBedrockBootstrapTurn'
+  | 'stripAllThinkingBlocks';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -421,6 +428,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     stripTrailingPrefillWhenThinking: route.modelApi === 'anthropic-messages' || isVerifiedOpenRouterAnthropic(route),
     mergeConsecutiveUserTurns: !(policy.appendOnlyRuntimeContext && route.modelApi === 'anthropic-messages'),
     insertBedrockBootstrapTurn: route.modelApi === 'bedrock-converse-stream',
+    stripAllThinkingBlocks: route.provider === 'github-copilot' && (route.modelApi === 'anthropic-messages' || RESPONSES_APIS.has(route.modelApi)),
   };
 }
 

@@ -18,6 +18,8 @@ import { dirname, join } from 'node:path';
 import type { DifferentialCase, RecordedCase } from './cases.ts';
 import { generateFoundationCases } from './generate-foundation.ts';
 import { generateToolCallCases } from './generate-tool-calls.ts';
+import { generateThinkingCases } from './generate-thinking.ts';
+import { generateTurnsCases } from './generate-turns.ts';
 import { oracleFixturePath, stripUsage } from './load.ts';
 
 interface Suite {
@@ -30,6 +32,8 @@ interface Suite {
 const SUITES: Record<string, Suite> = {
   foundation: { generate: generateFoundationCases, seed: 1, count: 400 },
   'tool-calls': { generate: generateToolCallCases, seed: 1, count: 770 },
+  thinking: { generate: generateThinkingCases, seed: 1, count: 720 },
+  turns: { generate: generateTurnsCases, seed: 1, count: 480 },
 };
 
 const DEFAULT_ORACLE = '/work/shared/oracle/oracle.mjs';

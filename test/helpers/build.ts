@@ -73,6 +73,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   stripTrailingPrefillWhenThinking: false,
   mergeConsecutiveUserTurns: true,
   insertBedrockBootstrapTurn: false,
+  stripAllThinkingBlocks: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */

@@ -28,7 +28,7 @@ const REFERENCE_FIELDS = [
 
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
-  'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns',
+  'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -478,6 +478,18 @@ describe('project-only fields', () => {
       referenceView(resolve('google-antigravity', 'google-gemini-cli', 'claude-sonnet-4-5')),
       referenceView(resolve('google-antigravity', 'google-gemini-cli', 'gemini-3-pro')),
     );
+  });
+
+  test('stripAllThinkingBlocks: GitHub Copilot on anthropic-messages and Responses, not on chat completions', () => {
+    assert.equal(resolve('github-copilot', 'anthropic-messages', 'claude-sonnet-4.5').stripAllThinkingBlocks, true);
+    assert.equal(resolve('github-copilot', 'openai-responses', 'gpt-5').stripAllThinkingBlocks, true);
+    assert.equal(resolve('github-copilot', 'openai-completions', 'gpt-4o').stripAllThinkingBlocks, false);
+    assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').stripAllThinkingBlocks, false);
+  });
+
+  test('insertBedrockBootstrapTurn: every bedrock-converse-stream route, ours not the reference\'s', () => {
+    assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'amazon.nova-pro-v1:0').insertBedrockBootstrapTurn, true);
+    assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').insertBedrockBootstrapTurn, false);
   });
 
   test('stripTrailingPrefillWhenThinking: every anthropic-messages route', () => {

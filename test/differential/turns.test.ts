@@ -1,0 +1,53 @@
+/**
+ * Differential test of turn validation and ordering
+ * (spec/turns-images-policy.md §3: consecutive user and assistant merges,
+ * assistant-first histories and the Google bootstrap turn, the dangling
+ * tool-call strip with and without thinking, role-less objects and other
+ * roles, provenance on merged users) against answers recorded from the
+ * reference implementation. Both sides run their whole pipeline, so every rule
+ * takes part. The cases come from generate-turns.ts; the answers are in
+ * fixtures/oracle/turns.jsonl (re-record with
+ * `node --import tsx test/differential/record.ts turns`). The oracle is not
+ * needed to run this file.
+ *
+ * `usage` is left out of the comparison on assistants and on role-less objects
+ * (which receive an assistant's usage snapshot when a merge folds it into them).
+ *
+ * Where the reference threw, the project must reject with a HygieneError
+ * carrying the same message. A Bedrock case whose recorded answer the project's
+ * Bedrock alternation rule would change (spec README, "Provider rules come
+ * before the reference") is skipped; the generator is built to produce none.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HygieneError, sanitizeSessionHistory } from '../../lib/index.ts';
+import { breaksBedrockAlternation, stripReplayUsage } from './generate-thinking.ts';
+import { loadOracleCases } from './load.ts';
+
+/** The oracle's frozen clock (2027-01-01T00:00:00Z): synthetic messages carry it as their timestamp. */
+const NOW = 1798761600000;
+const MIN_CASES = 400;
+
+const cases = loadOracleCases('turns');
+
+for (const c of cases) {
+  const skip = breaksBedrockAlternation(c.options, c.expected) ? 'the project rewrites this Bedrock history (provider rule)' : false;
+  test(c.name, { skip }, async () => {
+    const run = () => sanitizeSessionHistory(structuredClone(c.messages), { ...c.options, now: () => NOW });
+    if (c.error !== undefined) {
+      const expected = c.error;
+      await assert.rejects(run, (error: unknown) => {
+        assert.ok(error instanceof HygieneError, `${c.name}: expected a HygieneError, got ${String(error)}`);
+        assert.equal(error.message, expected, c.name);
+        return true;
+      });
+      return;
+    }
+    const actual = await run();
+    assert.deepStrictEqual(stripReplayUsage(actual), stripReplayUsage(c.expected ?? []), c.name);
+  });
+}
+
+test(`the turns fixture holds at least ${MIN_CASES} recorded cases`, () => {
+  assert.ok(cases.length >= MIN_CASES, `only ${cases.length} cases in fixtures/oracle/turns.jsonl`);
+});
