@@ -12,7 +12,6 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
-import { once } from 'node:events';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
 
@@ -132,8 +131,15 @@ export class LineSplitter {
   private rest = '';
 
   push(chunk: Buffer | string): string[] {
-    const text = this.rest + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
-    const lines = text.split('\n');
+    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    const firstNewline = text.indexOf('\n');
+    if (firstNewline < 0) {
+      this.rest += text;
+      return [];
+    }
+    // Join only the line cut by the previous chunk, not the whole chunk, with what was left over.
+    const lines = text.slice(firstNewline + 1).split('\n');
+    lines.unshift(this.rest + text.slice(0, firstNewline));
     this.rest = lines.pop()!;
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
@@ -280,12 +286,15 @@ export class JsonlWriter {
     this.blocked = false;
     if (!output.writableNeedDrain) return;
     // 'close' as well as 'drain': a destination destroyed while we wait must not leave us hanging.
-    const abort = new AbortController();
-    try {
-      await Promise.race([once(output, 'drain', { signal: abort.signal }), once(output, 'close', { signal: abort.signal })]);
-    } finally {
-      abort.abort();
-    }
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        output.off('drain', done);
+        output.off('close', done);
+        resolve();
+      };
+      output.on('drain', done);
+      output.on('close', done);
+    });
     if (output.destroyed) throw output.errored ?? new Error('the destination was closed');
   }
 

@@ -161,20 +161,25 @@ export async function scanInputFile(path: string): Promise<InputScan> {
     scanLines(buffer, lastLine, resultIndex);
     collectSummaries(buffer, compactionSummaries);
   };
+  // Lines cut by a chunk boundary are joined in a small buffer; the rest of each chunk is scanned in place.
   let carry: Buffer = Buffer.alloc(0);
   let line = 1;
   for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 }) as AsyncIterable<Buffer>) {
-    const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-    const lastNewline = data.lastIndexOf(NEWLINE);
-    if (lastNewline < 0) {
-      carry = data;
+    const firstNewline = chunk.indexOf(NEWLINE);
+    if (firstNewline < 0) {
+      carry = carry.length > 0 ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
       continue;
     }
-    const complete = data.subarray(0, lastNewline + 1);
-    line += countNewlines(complete);
-    // `line` is now the first line after this buffer: the buffer's own lines end at line - 1.
-    scan(complete, line - 1);
-    carry = Buffer.from(data.subarray(lastNewline + 1));
+    const head = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, firstNewline + 1)]) : chunk.subarray(0, firstNewline + 1);
+    line += 1;
+    scan(head, line - 1);
+    const lastNewline = chunk.lastIndexOf(NEWLINE);
+    if (lastNewline > firstNewline) {
+      const body = chunk.subarray(firstNewline + 1, lastNewline + 1);
+      line += countNewlines(body);
+      scan(body, line - 1);
+    }
+    carry = Buffer.from(chunk.subarray(lastNewline + 1));
   }
   if (carry.length > 0) scan(carry, line);
   return { resultIndex, compactionSummaries };
