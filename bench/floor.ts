@@ -10,6 +10,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
+import { peakRssKb } from '../lib/peak-rss.ts';
 
 export async function runFloor(input: string, output: string): Promise<{ ms: number; messages: number; bytes: number }> {
   const started = performance.now();
@@ -39,5 +40,5 @@ export async function runFloor(input: string, output: string): Promise<{ ms: num
 if (process.argv[1]?.endsWith('floor.ts')) {
   const [input, output] = process.argv.slice(2);
   const result = await runFloor(input!, output!);
-  process.stdout.write(JSON.stringify({ ...result, maxRssKb: process.resourceUsage().maxRSS }) + '\n');
+  process.stdout.write(JSON.stringify({ ...result, maxRssKb: peakRssKb() }) + '\n');
 }

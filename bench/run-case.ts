@@ -8,6 +8,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { sanitizeFile } from '../lib/run.ts';
+import { peakRssKb } from '../lib/peak-rss.ts';
 
 const [input, output, provider, modelApi, modelId] = process.argv.slice(2);
 const started = performance.now();
@@ -16,4 +17,4 @@ const stats = await sanitizeFile({ path: input!, output: out, options: { provide
 out.end();
 await finished(out);
 const ms = performance.now() - started;
-process.stdout.write(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS, messagesIn: stats.messagesIn, messagesOut: stats.messagesOut, rules: stats.rules }) + '\n');
+process.stdout.write(JSON.stringify({ ms, maxRssKb: peakRssKb(), messagesIn: stats.messagesIn, messagesOut: stats.messagesOut, rules: stats.rules }) + '\n');

@@ -87,8 +87,8 @@ interface Occurrence {
   readonly seq: number;
 }
 
-/** What a failed frame's occurrence holds once answered: its result is dropped with the frame. */
-const FAILED_FRAME_RESULT: Message = Object.freeze({ role: 'toolResult' });
+/** What an answered occurrence holds once its result need not be kept: dropped with a failed frame, or already written to disk with its slot. */
+const RESULT_NOT_KEPT: Message = Object.freeze({ role: 'toolResult' });
 
 class Slot {
   constructor(readonly occurrence: Occurrence) {}
@@ -254,7 +254,7 @@ export class ToolResultPairing implements RuleProcessor {
     occurrence.synthetic = isSyntheticToolResult(normalized);
     if (occurrence.failed) {
       // Dropped with its frame: only whether it was answered matters.
-      occurrence.result = FAILED_FRAME_RESULT;
+      occurrence.result = RESULT_NOT_KEPT;
     } else if (occurrence.slotSpilled) {
       occurrence.result = this.store.put(normalized);
       occurrence.stored = true;
@@ -319,6 +319,14 @@ export class ToolResultPairing implements RuleProcessor {
   private serialize(entry: Entry): string {
     if (!(entry instanceof Slot)) return 'm' + JSON.stringify(entry);
     const occurrence = entry.occurrence;
+    if (occurrence.result !== undefined && !occurrence.synthetic && !occurrence.stored) {
+      // A slot holding a real result is final: it goes to disk as that message, and nothing of it stays in memory.
+      this.held.adjust(-occurrence.resultBytes);
+      occurrence.resultBytes = 0;
+      const line = 'm' + JSON.stringify(occurrence.result);
+      occurrence.result = RESULT_NOT_KEPT;
+      return line;
+    }
     occurrence.slotSpilled = true;
     // A result already attached moves out of memory with its slot.
     if (occurrence.result !== undefined && !occurrence.stored) {
