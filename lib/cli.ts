@@ -6,14 +6,21 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { finished } from 'node:stream/promises';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { HygieneError, isHygieneError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { resolveTranscriptPolicy } from './policy.ts';
 import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { STAGES } from './pipeline.ts';
-import { sanitizeFile, sanitizeStream, type InputFormat } from './run.ts';
+import { sanitizeFile, type InputFormat } from './run.ts';
+import { sanitizeStdin } from './session/spool.ts';
+import { checkInputFile, isRegularFile } from './session/input-check.ts';
+import { REPAIR_HELP, runRepairCommand } from './session/repair-command.ts';
+import { runCheckCommand } from './invariants/check-command.ts';
+import { runExportCommand } from './export/command.ts';
+import { EXPORT_EXIT } from './export/report.ts';
+import type { ExportFormat, ExportRoute } from './export/routes.ts';
 
 class UsageError extends Error {}
 
@@ -22,12 +29,21 @@ const MAIN_HELP = `transcript-hygiene: clean an AI-agent transcript to a model p
 Usage:
   transcript-hygiene sanitize [FILE] --provider P --model-api A --model-id M [options]
   transcript-hygiene policy --provider P --model-api A --model-id M [--reasoning] [--json]
+  transcript-hygiene check [FILE] --provider P --model-api A --model-id M [--after-hygiene] [--json]
+  transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
+  transcript-hygiene repair FILE... [--json]
   transcript-hygiene help [COMMAND]
 
 Commands:
   sanitize   read a transcript (JSONL of messages or session entries, or a JSON array),
              write its replay copy for one provider route as JSONL
   policy     print the resolved policy of a route and the rules that run for it
+  check      report where a transcript breaks the route's provider rules (exit 1 if it
+             does), as given or, with --after-hygiene, after the pipeline
+  export     sanitize many sessions (files, directories, a list on stdin) into a
+             mirrored tree, in parallel, resumable, with a report of the failures
+  repair     repair OpenClaw session files in place (torn lines, bad entries, empty
+             error turns, blank user turns, corrupted images, missing tool results)
 
 Run 'transcript-hygiene COMMAND --help' for a command's options.
 
@@ -48,9 +64,13 @@ const ROUTE_HELP = `Route (which provider the transcript is replayed to):
 const SANITIZE_HELP = `Usage: transcript-hygiene sanitize [FILE] --provider P --model-api A --model-id M [options]
 
 Reads FILE (or stdin when FILE is absent or '-') and writes the replay copy as JSONL,
-one message a line, to stdout or to -o FILE. Input lines may be bare messages
-({"role": ...}) or OpenClaw session entries ({"type": "message", ...}); other entry
-types are skipped. A file whose first character is '[' is read as a JSON array.
+one message a line, to stdout or to -o FILE. The input is an OpenClaw / pi session file
+(a {"type":"session"} header and entries), a stream of bare messages ({"role": ...}),
+or a JSON array of messages (first character '['). A session file is read as OpenClaw
+loads it: the active branch only, the latest compaction's summary in place of what it
+summarised, branch summaries and custom messages as messages, other entries skipped,
+lines that are not JSON skipped (counted in --stats); a session piped to stdin is first
+copied to a temporary file (a session is read twice: an index pass, then the messages).
 
 ${ROUTE_HELP}
 
@@ -59,11 +79,18 @@ Options:
                      renamed when complete, so a partial file never appears)
   --thinking         thinking is on for this request (request-time steps)
   --format F         input format: auto (default), jsonl, json
+  --image-max-dimension N
+                     longest side of a replayed image, in pixels (default 1200);
+                     larger images are re-encoded as JPEG to fit
+  --image-max-bytes N
+                     largest replayed image, in decoded bytes (default 5242880,
+                     5 MiB); larger images are re-encoded as JPEG to fit
   --stats            print what each rule did as JSON on stderr
   -h, --help         this text
 
-Exit codes: 0 done; 1 bad input (names file and line); 2 usage; 3 input missing or
-unreadable; 4 output not writable; 5 transcript cannot be made valid for the route.
+Exit codes: 0 done; 1 bad input (names file and line); 2 usage; 3 no such file;
+4 output not writable; 5 transcript cannot be made valid for the route; 6 input is a
+directory; 7 input unreadable; 8 input empty.
 
 Examples:
   transcript-hygiene sanitize session.jsonl --provider anthropic \\
@@ -84,6 +111,84 @@ Options:
 
 Example:
   transcript-hygiene policy --provider mistral --model-api openai-completions --model-id mistral-large-latest
+`;
+
+const CHECK_HELP = `Usage: transcript-hygiene check [FILE] --provider P --model-api A --model-id M [options]
+
+Reads FILE (or stdin) like sanitize and reports every place where the transcript breaks
+a structural rule the route's provider API enforces (tool results that do not follow
+their calls, bad tool-call ids, empty content, alternation, ...), naming the rule, the
+message index (and input line) and the offending id or block.
+
+${ROUTE_HELP}
+
+Options:
+  --after-hygiene    check the pipeline's output (what sanitize writes) instead of the input
+  --thinking         thinking is on for the request (checks the trailing-prefill rule)
+  --format F         input format: auto (default), jsonl, json
+  --json             print {route, checked, families, messages, violations} as JSON
+  -h, --help         this text
+
+Exit codes: 0 no violation; 1 violations found (or bad input, named on stderr); 2 usage;
+3 input missing (6 a directory, 7 unreadable); 5 (with --after-hygiene) the pipeline cannot make the
+transcript valid for the route.
+
+Examples:
+  transcript-hygiene check session.jsonl --provider amazon-bedrock \\
+    --model-api bedrock-converse-stream --model-id anthropic.claude-sonnet-4-5-20250929-v1:0
+  transcript-hygiene check session.jsonl --after-hygiene --json --provider openai \\
+    --model-api openai-responses --model-id gpt-5
+`;
+
+const EXPORT_HELP = `Usage: transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
+       transcript-hygiene export --out DIR --route-file ROUTES.json [options] INPUT...
+
+Sanitizes many sessions into DIR, in parallel worker threads. INPUT is a session file,
+a directory (searched recursively for *.jsonl), or '-' to read a list of paths from
+stdin (one a line, or NUL-separated as find -print0 writes them). DIR mirrors the input
+tree (the paths below the deepest directory that holds every input): one sanitized file
+per session, under one subdirectory per route (named by the route) when several are
+given. Each output is written to a temporary file and renamed when complete.
+
+A session that cannot be read or sanitized never stops the export: it is listed with
+file, line and reason in DIR/export-report.json and in the summary on stderr.
+DIR/.export-manifest.json records each finished output; a re-run skips the outputs whose
+session (size, mtime) and options are unchanged and whose file is in place.
+
+${ROUTE_HELP}
+
+Options:
+  -o, --out DIR      output directory (created if missing)
+  --route-file F     routes to export for, as a JSON array of {"name", "provider",
+                     "modelApi", "modelId", "reasoning", "thinking", "imageMaxDimensionPx",
+                     "imageMaxBytes", "allowedToolNames"}; with the route flags too, both
+  --thinking         thinking is on for the requests (request-time steps), every route
+  --format F         output: jsonl (default, one message a line) or json (one array a file)
+  -j, --jobs N       worker threads (default: the number of cores)
+  --force            redo every output, even those done and current
+  --repair           repair a copy of each session first (as 'transcript-hygiene repair'
+                     does: torn and invalid lines dropped, ...) and export the copy, so
+                     bad lines do not fail it; the session itself is never changed
+  --job-memory MB    heap limit of each job, in MiB (default 2048); a session that needs
+                     more fails as out_of_memory and the export goes on
+  --image-max-dimension N, --image-max-bytes N
+                     as for sanitize, every route
+  -q, --quiet        no progress lines (the summary is still printed if something failed)
+  -h, --help         this text
+
+Progress goes to stderr: on a terminal one status line (outputs done/total, failures,
+bytes, MB/s, ETA), otherwise one line per output.
+
+Exit codes (export's own): 0 every session exported or already current; 2 some sessions
+failed (listed in the report), the rest were exported; 1 usage error, or the export
+could not start (DIR not writable, or in use by another export); 130 interrupted by
+SIGINT (143: SIGTERM), run it again to resume; 70 internal error.
+
+Examples:
+  transcript-hygiene export --out replay/ --provider anthropic \\
+    --model-api anthropic-messages --model-id claude-sonnet-4-5 sessions/
+  find sessions -name '*.jsonl' -mtime -7 -print0 | \\
+    transcript-hygiene export --out week/ --route-file routes.json --jobs 4 -
 `;
 
 const ROUTE_OPTIONS = {
@@ -113,28 +218,24 @@ function routeOf(values: { provider?: string; 'model-api'?: string; 'model-id'?:
   };
 }
 
+/** A flag that takes a whole number of at least 1 (digits only: no sign, unit, exponent or fraction). */
+function positiveIntegerFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
 export interface Io {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
 }
 
-/** Checks the input before any work: stdin, or a readable regular file. */
-async function checkInput(file: string | undefined): Promise<string | undefined> {
+/** Checks the input before any work: stdin, or a readable regular file (not empty, with rejectEmpty). */
+async function checkInput(file: string | undefined, options: { rejectEmpty?: boolean } = {}): Promise<string | undefined> {
   if (file === undefined || file === '-') return undefined;
-  let stat;
-  try {
-    stat = await fs.stat(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new HygieneError(code === 'ENOENT' ? 'input_not_found' : 'input_unreadable', `${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { source: file });
-  }
-  if (stat.isDirectory()) throw new HygieneError('input_unreadable', `${file}: is a directory (give a session file)`, { source: file });
-  try {
-    await fs.access(file, fs.constants.R_OK);
-  } catch {
-    throw new HygieneError('input_unreadable', `${file}: permission denied`, { source: file });
-  }
+  await checkInputFile(file, options);
   return file;
 }
 
@@ -156,6 +257,8 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
     thinking: { type: 'boolean' },
     format: { type: 'string' },
     stats: { type: 'boolean' },
+    'image-max-dimension': { type: 'string' },
+    'image-max-bytes': { type: 'string' },
   });
   if (values.help) {
     io.stdout.write(SANITIZE_HELP);
@@ -164,9 +267,14 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`sanitize takes one input file, got ${positionals.length}`);
   const format = (values.format ?? 'auto') as InputFormat;
   if (!['auto', 'jsonl', 'json'].includes(format)) throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
-  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false };
+  const options: HygieneOptions = {
+    ...routeOf(values),
+    thinking: values.thinking ?? false,
+    imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),
+    imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
+  };
   resolveHygieneOptions(options);
-  const file = await checkInput(positionals[0]);
+  const file = await checkInput(positionals[0], { rejectEmpty: true });
 
   const target = values.output;
   const temporary = target === undefined ? undefined : path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
@@ -178,8 +286,11 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
   try {
     const stats =
       file === undefined
-        ? await sanitizeStream({ input: io.stdin, output, options, source: '<stdin>', format })
-        : await sanitizeFile({ path: file, output, options, format });
+        ? await sanitizeStdin({ input: io.stdin, output, options, source: '<stdin>', format })
+        : (await isRegularFile(file))
+          ? await sanitizeFile({ path: file, output, options, format })
+          : // A pipe given by path (e.g. <(zcat s.jsonl.gz)): read once, as stdin is.
+            await sanitizeStdin({ input: createReadStream(file), output, options, source: file, format });
     if (temporary !== undefined && target !== undefined) {
       output.end();
       await finished(output);
@@ -226,15 +337,100 @@ function runPolicy(args: string[], io: Io): number {
   return EXIT.ok;
 }
 
+async function runCheck(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {
+    ...ROUTE_OPTIONS,
+    thinking: { type: 'boolean' },
+    format: { type: 'string' },
+    'after-hygiene': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout.write(CHECK_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) throw new UsageError(`check takes one input file, got ${positionals.length}`);
+  const format = values.format ?? 'auto';
+  if (format !== 'auto' && format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
+  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false };
+  resolveHygieneOptions(options);
+  const file = await checkInput(positionals[0]);
+  return runCheckCommand({ file, stdin: io.stdin, stdout: io.stdout, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
+}
+
+async function runExport(args: string[], io: Io): Promise<number> {
+  // export's usage errors exit 1, not 2 as the other commands' do (its codes are in EXPORT_HELP).
+  try {
+    const { values, positionals } = parse(args, {
+      ...ROUTE_OPTIONS,
+      thinking: { type: 'boolean' },
+      'route-file': { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      jobs: { type: 'string', short: 'j' },
+      format: { type: 'string' },
+      force: { type: 'boolean' },
+      repair: { type: 'boolean' },
+      quiet: { type: 'boolean', short: 'q' },
+      'job-memory': { type: 'string' },
+      'image-max-dimension': { type: 'string' },
+      'image-max-bytes': { type: 'string' },
+    });
+    if (values.help) {
+      io.stdout.write(EXPORT_HELP);
+      return EXPORT_EXIT.ok;
+    }
+    if (values.out === undefined) throw new UsageError('missing --out DIR (where the sanitized sessions go)');
+    if (positionals.length === 0) throw new UsageError('no input: give session files, directories, or - to read a list of paths from stdin');
+    const format = values.format ?? 'jsonl';
+    if (format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be jsonl or json, got ${values.format}`);
+    const flagRoute = values.provider !== undefined || values['model-api'] !== undefined || values['model-id'] !== undefined;
+    const routes = flagRoute || values['route-file'] === undefined ? [routeOf(values) as ExportRoute] : [];
+    return await runExportCommand(
+      {
+        inputs: positionals,
+        outDir: values.out,
+        routes,
+        routeFile: values['route-file'],
+        defaults: {
+          reasoning: values.reasoning,
+          thinking: values.thinking,
+          imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),
+          imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
+        },
+        format: format as ExportFormat,
+        jobs: positiveIntegerFlag('jobs', values.jobs),
+        jobMemoryMb: positiveIntegerFlag('job-memory', values['job-memory']),
+        force: values.force ?? false,
+        repair: values.repair ?? false,
+        quiet: values.quiet ?? false,
+      },
+      io,
+    );
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`transcript-hygiene: ${error.message}\nRun 'transcript-hygiene export --help' for usage.\n`);
+    return EXPORT_EXIT.usage;
+  }
+}
+
 function exitCodeFor(error: HygieneError): number {
   switch (error.code) {
     case 'malformed_line':
       return EXIT.badInput;
     case 'invalid_option':
       return EXIT.usage;
+    case 'invalid_session':
+      return EXIT.badInput;
     case 'input_not_found':
-    case 'input_unreadable':
       return EXIT.inputUnavailable;
+    case 'input_is_directory':
+      return EXIT.inputIsDirectory;
+    case 'input_unreadable':
+      return EXIT.inputUnreadable;
+    case 'input_empty':
+      return EXIT.inputEmpty;
+    case 'lock_timeout':
+      return EXIT.locked;
     case 'invalid_replay_transcript':
       return EXIT.replayInvalid;
     case 'output_failed':
@@ -252,12 +448,22 @@ export async function main(argv: string[], io: Io = { stdin: process.stdin, stdo
         return await runSanitize(rest, io);
       case 'policy':
         return runPolicy(rest, io);
+      case 'check':
+        return await runCheck(rest, io);
+      case 'export':
+        return await runExport(rest, io);
+      case 'repair':
+        return await runRepairCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
       case '-h': {
         const topic = rest[0];
-        io.stdout.write(topic === 'sanitize' ? SANITIZE_HELP : topic === 'policy' ? POLICY_HELP : MAIN_HELP);
+        if (topic === 'export' || topic === 'repair') {
+          io.stdout.write(topic === 'export' ? EXPORT_HELP : REPAIR_HELP);
+          return EXIT.ok;
+        }
+        io.stdout.write(topic === 'sanitize' ? SANITIZE_HELP : topic === 'policy' ? POLICY_HELP : topic === 'check' ? CHECK_HELP : MAIN_HELP);
         return command === undefined ? EXIT.usage : EXIT.ok;
       }
       default:

@@ -5,6 +5,11 @@ export type HygieneErrorCode =
   | 'rule_failed'
   | 'input_not_found'
   | 'input_unreadable'
+  | 'input_is_directory'
+  | 'input_empty'
+  | 'invalid_session'
+  | 'repair_failed'
+  | 'lock_timeout'
   | 'output_failed'
   | 'invalid_replay_transcript';
 

@@ -5,12 +5,20 @@ export const EXIT = Object.freeze({
   badInput: 1,
   /** Wrong flags or arguments. */
   usage: 2,
-  /** The input file does not exist, is a directory, or cannot be read. */
+  /** The input file does not exist (or its path runs through a file). */
   inputUnavailable: 3,
   /** The output cannot be written. */
   outputFailed: 4,
   /** The transcript cannot be made valid for the route (invalid_replay_transcript). */
   replayInvalid: 5,
+  /** The input path is a directory. */
+  inputIsDirectory: 6,
+  /** The input file cannot be read (permissions, I/O error). */
+  inputUnreadable: 7,
+  /** The input file is empty (or holds no session entry at all). */
+  inputEmpty: 8,
+  /** Another process holds the session's lock file (repair) past the wait. */
+  locked: 9,
   /** A bug: a rule failed unexpectedly. */
   internal: 70,
 });

@@ -100,7 +100,7 @@ describe('sanitize', () => {
     assert.equal(missing.code, EXIT.inputUnavailable);
     assert.match(missing.stderr, /nope\.jsonl: no such file\n$/);
     const directory = await run(['sanitize', dir, ...route]);
-    assert.equal(directory.code, EXIT.inputUnavailable);
+    assert.equal(directory.code, EXIT.inputIsDirectory);
     assert.match(directory.stderr, /is a directory/);
   });
 

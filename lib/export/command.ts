@@ -1,0 +1,83 @@
+/**
+ * Runs `transcript-hygiene export` once lib/cli.ts has parsed its flags: progress and summary on
+ * stderr, SIGINT/SIGTERM stop the export cleanly (a second one exits at once), and the exit
+ * code (report.ts EXPORT_EXIT).
+ */
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { isHygieneError } from '../errors.ts';
+import { exportSessions } from './export.ts';
+import { ExportProgress } from './progress.ts';
+import { EXPORT_EXIT, REPORT_NAME, exitCodeOf, formatSummary } from './report.ts';
+import { readRouteFile, type ExportFormat, type ExportRoute } from './routes.ts';
+
+export interface ExportCommandParams {
+  inputs: string[];
+  outDir: string;
+  /** The route of the --provider/--model-api/--model-id flags, if given. */
+  routes: ExportRoute[];
+  routeFile?: string;
+  /** Applied to every route that does not set them (--thinking, --reasoning, --image-max-*). */
+  defaults: Partial<ExportRoute>;
+  format: ExportFormat;
+  jobs?: number;
+  jobMemoryMb?: number;
+  force: boolean;
+  repair: boolean;
+  quiet: boolean;
+}
+
+export interface ExportCommandIo {
+  stdin: Readable;
+  stderr: Writable & { isTTY?: boolean; columns?: number };
+}
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+export async function runExportCommand(params: ExportCommandParams, io: ExportCommandIo): Promise<number> {
+  const progress = new ExportProgress({ stream: io.stderr, quiet: params.quiet });
+  const controller = new AbortController();
+  let stoppedBy: string | undefined;
+  const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
+    const handler = (): void => {
+      if (stoppedBy !== undefined) process.exit(SIGNAL_EXIT[name]);
+      stoppedBy = name;
+      progress.stop();
+      io.stderr.write(`transcript-hygiene: ${name}: stopping (finished outputs are kept; run again to resume)\n`);
+      controller.abort();
+    };
+    process.on(name, handler);
+    return { name, handler };
+  });
+  try {
+    const fromFile = params.routeFile === undefined ? [] : await readRouteFile(params.routeFile);
+    const defaults = Object.fromEntries(Object.entries(params.defaults).filter(([, value]) => value !== undefined));
+    const routes = [...params.routes, ...fromFile].map((route) => ({ ...defaults, ...route }) as ExportRoute);
+    const report = await exportSessions({
+      inputs: params.inputs,
+      outDir: params.outDir,
+      routes,
+      format: params.format,
+      jobs: params.jobs,
+      jobMemoryMb: params.jobMemoryMb,
+      force: params.force,
+      repair: params.repair,
+      stdin: io.stdin,
+      signal: controller.signal,
+      onProgress: progress.handle,
+    });
+    progress.stop();
+    if (!params.quiet || report.failures.length > 0 || report.interrupted) io.stderr.write(formatSummary(report, path.join(params.outDir, REPORT_NAME)));
+    return report.interrupted ? (SIGNAL_EXIT[stoppedBy ?? 'SIGINT'] ?? EXPORT_EXIT.interrupted) : exitCodeOf(report);
+  } catch (error) {
+    progress.stop();
+    // Bad options, an output directory that cannot be used: the export cannot start.
+    if (isHygieneError(error)) {
+      io.stderr.write(`transcript-hygiene: ${error.message}\n`);
+      return EXPORT_EXIT.usage;
+    }
+    throw error;
+  } finally {
+    for (const { name, handler } of handlers) process.off(name, handler);
+  }
+}

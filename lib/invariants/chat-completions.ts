@@ -1,0 +1,59 @@
+/**
+ * OpenAI-compatible Chat Completions (`openai-completions`, and every OpenRouter route): what the
+ * chat completions endpoint rejects around tool calls. An assistant's `tool_calls` must be followed
+ * by one `tool` message per call, and a `tool` message must answer a call of the assistant message
+ * its run follows. Each `toolResult` is sent as its own `tool` message with
+ * `tool_call_id = toolCallId` (turns.ts), so the run of results after an assistant is exactly the
+ * run of `tool` messages.
+ */
+import type { InvariantFamily, InvariantRule, Violation } from './types.ts';
+import { callIdsOf, callsOf, resultIdOf, showId } from './turns.ts';
+
+const FAMILY: InvariantFamily = 'chat-completions';
+
+function push(out: Violation[], rule: string, index: number, message: string, extra: { id?: string; block?: number } = {}): void {
+  out.push({ rule: `${FAMILY}/${rule}`, family: FAMILY, index, ...extra, message });
+}
+
+export const chatMissingToolMessage: InvariantRule = {
+  id: 'chat-completions/missing-tool-message',
+  family: FAMILY,
+  summary: "An assistant message with tool_calls is followed by tool messages responding to each tool_call_id.",
+  source:
+    "OpenAI 400: \"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: <id>\"",
+  check: (view, _context, out) => {
+    view.turns.forEach((turn, t) => {
+      if (turn.kind !== 'assistant') return;
+      const entry = turn.entries[0]!;
+      const next = view.turns[t + 1];
+      const answered = new Set<string>();
+      if (next?.kind === 'tool-results') for (const result of next.entries) answered.add(resultIdOf(result.message) ?? '');
+      for (const call of callsOf(entry.message)) {
+        const id = typeof call.id === 'string' ? call.id : '';
+        if (id !== '' && answered.has(id)) continue;
+        push(out, 'missing-tool-message', entry.index, `tool_call_id ${showId(call.id)} did not have a response message`, { id, block: call.block });
+      }
+    });
+  },
+};
+
+export const chatToolMessagePosition: InvariantRule = {
+  id: 'chat-completions/tool-message-position',
+  family: FAMILY,
+  summary: 'A tool message answers a tool_call of the assistant message its run directly follows.',
+  source: "OpenAI 400: \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.\"",
+  check: (view, _context, out) => {
+    view.turns.forEach((turn, t) => {
+      if (turn.kind !== 'tool-results') return;
+      const previous = view.turns[t - 1];
+      const calls = previous?.kind === 'assistant' ? callIdsOf(previous.entries[0]!.message) : [];
+      for (const entry of turn.entries) {
+        const id = resultIdOf(entry.message);
+        if (id !== undefined && calls.includes(id)) continue;
+        push(out, 'tool-message-position', entry.index, `messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id ${showId(id)})`, { id: id ?? '' });
+      }
+    });
+  },
+};
+
+export const CHAT_COMPLETIONS_RULES: readonly InvariantRule[] = Object.freeze([chatMissingToolMessage, chatToolMessagePosition]);

@@ -1,0 +1,128 @@
+/**
+ * The body of `transcript-hygiene check`: read a transcript, optionally run the pipeline over it,
+ * check the result against the route's provider rules and print the violations. Argument parsing
+ * stays in lib/cli.ts with the other commands; this module gets the parsed values.
+ *
+ * The check needs the whole list (pairing looks one turn ahead, Responses pairing looks back over
+ * the whole input), so the messages are held in memory.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { createPipeline } from '../pipeline.ts';
+import { inputLineOf, readJsonlMessages, type ByteSource } from '../jsonl.ts';
+import { readJsonArrayMessages } from '../json-array.ts';
+import type { HygieneOptions } from '../options.ts';
+import type { Message } from '../types.ts';
+import { checkTranscript, invariantsFor } from './index.ts';
+import type { Violation } from './types.ts';
+
+/** Exit code of `check` when the transcript breaks a provider rule (the issue fixes it at 1). */
+export const EXIT_VIOLATIONS = 1;
+
+export interface CheckCommandParams {
+  /** A readable file path, or undefined for `stdin`. */
+  file: string | undefined;
+  stdin: Readable;
+  stdout: Writable;
+  options: HygieneOptions;
+  format: 'auto' | 'jsonl' | 'json';
+  afterHygiene: boolean;
+  json: boolean;
+}
+
+function leadingText(chunk: Buffer | string): string {
+  const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8', 0, Math.min(chunk.length, 4096));
+  return text.replace(/^\uFEFF/, '').trimStart();
+}
+
+/** Every message of the input, in order; `auto` reads a JSON array when the first non-blank character is `[`. */
+export async function readAllMessages(input: ByteSource, source: string, format: 'auto' | 'jsonl' | 'json'): Promise<Message[]> {
+  const messages: Message[] = [];
+  if (format === 'auto') {
+    // Decide on the first non-blank chunk, then hand the same chunks to the right reader.
+    const iterator = Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
+    const seen: Array<Buffer | string> = [];
+    let detected: 'jsonl' | 'json' = 'jsonl';
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      seen.push(next.value);
+      const text = leadingText(next.value);
+      if (text === '') continue;
+      detected = text.startsWith('[') ? 'json' : 'jsonl';
+      break;
+    }
+    async function* replay(): AsyncGenerator<Buffer | string> {
+      yield* seen;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    }
+    return readAllMessages(replay(), source, detected);
+  }
+  const batches = format === 'json' ? readJsonArrayMessages(input, { source }) : readJsonlMessages(input, { source, recordLines: true });
+  for await (const batch of batches) messages.push(...batch);
+  return messages;
+}
+
+/** The pipeline's output for the messages, as `sanitize` writes it (request-time steps included). */
+export async function hygieneOutput(messages: readonly Message[], options: HygieneOptions): Promise<Message[]> {
+  const out: Message[] = [];
+  const pipeline = createPipeline(options, (message) => out.push(message));
+  try {
+    for (const message of messages) {
+      const wait = pipeline.write(message);
+      if (wait !== undefined) await wait;
+    }
+    await pipeline.end();
+  } finally {
+    pipeline.dispose();
+  }
+  return out;
+}
+
+function describe(violation: Violation & { line?: number }): string {
+  const where = `message ${violation.index}${violation.line === undefined ? '' : ` (line ${violation.line})`}`;
+  const detail = [violation.id === undefined ? undefined : `id ${JSON.stringify(violation.id)}`, violation.block === undefined ? undefined : `block ${violation.block}`].filter(Boolean);
+  return `${where}: ${violation.rule}${detail.length > 0 ? ` [${detail.join(', ')}]` : ''}: ${violation.message}`;
+}
+
+/** Runs the check; returns the exit code (0 clean, EXIT_VIOLATIONS when anything is reported). */
+export async function runCheckCommand(params: CheckCommandParams): Promise<number> {
+  const source = params.file ?? '<stdin>';
+  const input: ByteSource = params.file === undefined ? params.stdin : createReadStream(params.file, { highWaterMark: 256 * 1024 });
+  const given = await readAllMessages(input, source, params.format);
+  const checked = params.afterHygiene ? await hygieneOutput(given, params.options) : given;
+  const route = { ...params.options };
+  const { families } = invariantsFor(route);
+  const violations = checkTranscript(checked, route).map((violation) => {
+    const message = checked[violation.index];
+    const line = params.afterHygiene || message === undefined || message === null || typeof message !== 'object' ? undefined : inputLineOf(message);
+    return line === undefined ? violation : { ...violation, line };
+  });
+
+  const what = params.afterHygiene ? 'after hygiene' : 'as given';
+  if (params.json) {
+    const report = {
+      route: { provider: route.provider, modelApi: route.modelApi, modelId: route.modelId, reasoning: route.reasoning ?? false, thinking: route.thinking ?? false },
+      checked: params.afterHygiene ? 'after-hygiene' : 'input',
+      families,
+      messages: checked.length,
+      violations,
+    };
+    params.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else if (families.length === 0) {
+    params.stdout.write(`${source}: no provider rules are known for this route; nothing to check (${checked.length} messages, ${what})\n`);
+  } else {
+    const rules = families.join(', ');
+    const lines = violations.map(describe);
+    const head =
+      violations.length === 0
+        ? `${source}: no violations of the ${rules} rules (${checked.length} messages, ${what})`
+        : `${source}: ${violations.length} violation${violations.length === 1 ? '' : 's'} of the ${rules} rules (${checked.length} messages, ${what}):`;
+    params.stdout.write([head, ...lines.map((line) => `  ${line}`)].join('\n') + '\n');
+  }
+  return violations.length === 0 ? 0 : EXIT_VIOLATIONS;
+}

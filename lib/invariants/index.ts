@@ -1,0 +1,87 @@
+/**
+ * Provider invariants for a route: which provider families' rules apply (`invariantsFor`) and the
+ * violations of a transcript as it stands (`checkTranscript`).
+ *
+ * Route → families, by the model API first (it decides the wire format), then the provider:
+ * - `anthropic-messages` → Anthropic;
+ * - `bedrock-converse-stream` → Bedrock Converse (its own rules plus the Anthropic pairing);
+ * - `google-generative-ai`, `google-gemini-cli`, `google-vertex` → Gemini;
+ * - the Responses apis (`openai-responses`, `openai-chatgpt-responses`, `azure-openai-responses`)
+ *   → OpenAI Responses;
+ * - `openai-completions`, and any other api on provider `openrouter` → chat completions, plus the
+ *   Mistral id rule when the policy gives `strict9` ids; on verified OpenRouter Anthropic models
+ *   also Anthropic's tool-use id pattern and trailing-prefill rule, because OpenRouter relays the
+ *   ids and the conversation to Anthropic unchanged (spec README: "OpenRouter Anthropic routes,
+ *   which rewrite no ids").
+ * Any other route (`mistral-conversations`, native `ollama`, unknown apis) has no known rules:
+ * nothing is reported for it.
+ */
+import { OPENAI_RESPONSES_APIS, resolveTranscriptPolicy } from '../policy.ts';
+import { ANTHROPIC_RULES, anthropicToolUseIdPattern, anthropicTrailingPrefill } from './anthropic.ts';
+import { BEDROCK_RULES } from './bedrock.ts';
+import { CHAT_COMPLETIONS_RULES } from './chat-completions.ts';
+import { GEMINI_RULES } from './gemini.ts';
+import { MISTRAL_RULES } from './mistral.ts';
+import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
+import { buildReplayView } from './turns.ts';
+import { INVARIANT_FAMILIES, type CheckContext, type CheckRoute, type InvariantFamily, type InvariantRule, type RouteInvariants, type Violation } from './types.ts';
+
+export { INVARIANT_FAMILIES };
+export type { CheckContext, CheckRoute, InvariantFamily, InvariantRule, RouteInvariants, Violation } from './types.ts';
+
+const GEMINI_APIS: ReadonlySet<string> = new Set(['google-generative-ai', 'google-gemini-cli', 'google-vertex']);
+const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
+
+/** Every rule of every family, by family (for documentation and `check --json`). */
+export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly InvariantRule[]>> = Object.freeze({
+  anthropic: ANTHROPIC_RULES,
+  bedrock: BEDROCK_RULES,
+  gemini: GEMINI_RULES,
+  'openai-responses': OPENAI_RESPONSES_RULES,
+  'chat-completions': CHAT_COMPLETIONS_RULES,
+  mistral: MISTRAL_RULES,
+});
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** The provider families and rules that apply to a route. */
+export function invariantsFor(route: CheckRoute): RouteInvariants {
+  const policy = resolveTranscriptPolicy(route);
+  const provider = text(route.provider).trim().toLowerCase();
+  const modelApi = text(route.modelApi);
+  const context: CheckContext = { policy, provider, modelApi, modelId: text(route.modelId), thinking: route.thinking === true };
+  const families: InvariantFamily[] = [];
+  const rules: InvariantRule[] = [];
+  const add = (family: InvariantFamily, list: readonly InvariantRule[]): void => {
+    if (!families.includes(family)) families.push(family);
+    rules.push(...list);
+  };
+
+  if (modelApi === 'anthropic-messages') add('anthropic', ANTHROPIC_RULES);
+  else if (modelApi === 'bedrock-converse-stream') add('bedrock', BEDROCK_RULES);
+  else if (GEMINI_APIS.has(modelApi)) add('gemini', GEMINI_RULES);
+  else if (RESPONSES_APIS.has(modelApi)) add('openai-responses', OPENAI_RESPONSES_RULES);
+  else if (modelApi === 'openai-completions' || provider === 'openrouter') {
+    add('chat-completions', CHAT_COMPLETIONS_RULES);
+    if (policy.toolCallIdMode === 'strict9') add('mistral', MISTRAL_RULES);
+    // The policy's verified-OpenRouter-Anthropic flag (its only non-Messages case).
+    if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicTrailingPrefill]);
+  }
+  return { families, rules, context };
+}
+
+/**
+ * The violations of the route's provider rules in a message list as it stands, in message order.
+ * Non-objects and messages of other roles are skipped (see turns.ts). Pure: nothing is changed.
+ */
+export function checkTranscript(messages: readonly unknown[], route: CheckRoute): Violation[] {
+  const { rules, context } = invariantsFor(route);
+  if (rules.length === 0) return [];
+  const view = buildReplayView(messages);
+  const out: Violation[] = [];
+  for (const rule of rules) rule.check(view, context, out);
+  // Stable: within one message, in rule order.
+  return out.map((violation, order) => ({ violation, order })).sort((a, b) => a.violation.index - b.violation.index || a.order - b.order).map(({ violation }) => violation);
+}
