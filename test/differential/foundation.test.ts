@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sanitizeSessionHistory } from '../../lib/index.ts';
-import { loadOracleCases, stripUsage } from './load.ts';
+import { loadOracleCases, stripUsage, withProjectProviderRules } from './load.ts';
 
 /** The oracle's frozen clock (2027-01-01T00:00:00Z), so synthetic timestamps match. */
 const NOW = 1798761600000;
@@ -25,7 +25,7 @@ for (const c of cases) {
       return;
     }
     const actual = await run();
-    assert.deepStrictEqual(stripUsage(actual), c.expected, c.name);
+    assert.deepStrictEqual(stripUsage(actual), withProjectProviderRules(c.expected ?? [], c.options), c.name);
   });
 }
 

@@ -6,6 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RecordedCase } from './cases.ts';
+import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
+import type { Message } from '../../lib/types.ts';
 
 export type { RecordedCase } from './cases.ts';
 
@@ -77,4 +80,16 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
     const { usage: _usage, ...rest } = message;
     return rest;
   });
+}
+
+/**
+ * The reference's answer as the project must give it: with our own provider rules that run
+ * after every reference step applied to it (spec/README.md, "Provider rules come before the
+ * reference"). Today that is one rule, drop-orphaned-tool-results; each case it changes is a
+ * transcript the provider would have rejected.
+ */
+export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
+  const policy = resolveTranscriptPolicy(options);
+  if (!dropOrphanedToolResultsEnabled(policy)) return [...expected];
+  return dropOrphanedToolResults(expected as Message[]).messages;
 }

@@ -166,7 +166,8 @@ export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
   {
     name: 'A padded result id: pairing matches it trimmed, the id sanitizer resolves it untrimmed as an orphan',
     policies: '*',
-    rules: [...RESULT_RULES, 'chat-completions/missing-tool-message', 'anthropic/tool-result-missing', 'bedrock/tool-result-missing', 'gemini/function-response-count', 'mistral/tool-call-id'],
+    // With the orphaned result dropped last (drop-orphaned-tool-results), the turns around it can also meet.
+    rules: [...RESULT_RULES, 'chat-completions/missing-tool-message', 'anthropic/tool-result-missing', 'bedrock/tool-result-missing', 'gemini/function-response-count', 'mistral/tool-call-id', 'bedrock/alternation', 'gemini/alternation', 'gemini/function-call-position'],
     matches: (_violation, _output, input) => hasPaddedResultId(input),
     pendingRule: 'sanitize-tool-call-ids: resolve results by their trimmed (pairing) id (spec README: "padded with spaces, ends up orphaned"; tool-calls.md §2.2): not written yet.',
   },
@@ -264,7 +265,7 @@ export function unexpectedViolations(policy: PropertyPolicy, output: readonly Me
 export interface KnownNonIdempotence {
   readonly name: string;
   readonly policies: readonly string[] | '*';
-  readonly triggered: (once: readonly Message[], policy: PropertyPolicy) => boolean;
+  readonly triggered: (once: readonly Message[], policy: PropertyPolicy, input: readonly unknown[]) => boolean;
   /** The spec passage it follows from, or the rule that should make it idempotent. */
   readonly cause: string;
 }
@@ -319,6 +320,18 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
       return unsigned && once[once.length - 1] !== latest;
     },
     cause: 'thinking.md §4.6/§4.6.1: the preserve-latest decision is made on the stream before pairing adds results; §3 counts only toolCall|tool_use|function_call blocks there.',
+  },
+  {
+    name: 'A padded result id (the id sanitizer orphans it, drop-orphaned-tool-results drops it): the second run gives the call a synthetic result',
+    policies: '*',
+    triggered: (_once, _policy, input) => hasPaddedResultId(input),
+    cause: 'the padded-result-id violation class above (pending: resolve results by their trimmed id in sanitize-tool-call-ids).',
+  },
+  {
+    name: 'A role-less object that absorbed a tool-calling assistant (the §3.1 quirk): drop-orphaned-tool-results drops the results behind it, and the second run folds the next turn into it',
+    policies: '*',
+    triggered: (once) => once.some((message) => isObject(message) && message.role === undefined && Array.isArray(message.content)),
+    cause: 'the role-less class above together with our drop-orphaned-tool-results (the runtime never sends a role-less object, so results after it are orphans).',
   },
   {
     name: 'Two user (or assistant) turns left adjacent by the role-less quirk: the second run merges them',
@@ -452,6 +465,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
   },
 ];
 
-export function knownNonIdempotenceOf(policy: PropertyPolicy, once: readonly Message[]): KnownNonIdempotence | undefined {
-  return KNOWN_NON_IDEMPOTENCE.find((known) => (known.policies === '*' || known.policies.includes(policy.name)) && known.triggered(once, policy));
+export function knownNonIdempotenceOf(policy: PropertyPolicy, once: readonly Message[], input: readonly unknown[]): KnownNonIdempotence | undefined {
+  return KNOWN_NON_IDEMPOTENCE.find((known) => (known.policies === '*' || known.policies.includes(policy.name)) && known.triggered(once, policy, input));
 }

@@ -80,7 +80,7 @@ async function checkOne(policy: PropertyPolicy, messages: Message[], thinking: b
     secondError = error;
   }
   if (twice !== undefined && isDeepStrictEqual(twice, once)) return;
-  const known = knownNonIdempotenceOf(withThinking, once);
+  const known = knownNonIdempotenceOf(withThinking, once, messages);
   if (known !== undefined) {
     idempotenceTally.set(known.name, (idempotenceTally.get(known.name) ?? 0) + 1);
     return;
