@@ -12,6 +12,7 @@ import { readJsonArrayMessages } from './json-array.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
+import { probeFileKind, sanitizeSessionFile } from './session/sanitize.ts';
 
 export type InputFormat = 'auto' | 'jsonl' | 'json';
 
@@ -103,6 +104,8 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
     probe.destroy();
   }
   if (format !== 'jsonl') return sanitizeStream({ ...params, input: input(), source: params.path, format });
+  // A session file (header and entries): its active branch, through the index and read passes (lib/session/).
+  if ((await probeFileKind(params.path)) === 'session') return sanitizeSessionFile({ path: params.path, output: params.output, options: params.options });
   const scan = await scanInputFile(params.path);
   let compactionTimestamp: number | null = null;
   for (const summary of scan.compactionSummaries) {

@@ -1,0 +1,299 @@
+/**
+ * `npm run bench:session`: the session-file reader on a large session (2 GB, 1,000,000 entries
+ * on the active branch, plus a long abandoned branch and a compaction), each measurement in its
+ * own process so that peak RSS is that run's alone:
+ *
+ *   index   pass 1 only (buildSessionIndex)
+ *   read    pass 1 + pass 2 (readSessionMessages, every message read and dropped)
+ *   full    sanitize to /dev/null for a route (index, read, every rule, JSONL out), as the
+ *           CLI does it
+ *
+ * Fails (exit 1) when the reader's peak RSS (the index and read runs) reaches the budget
+ * (250 MB). The full runs are reported beside them: their peak is mostly V8's heap sizing for
+ * the rules' allocation rate (their live heap stays under 10 MB; see the notes printed).
+ * `--node-flags=--optimize-for-size` runs every child with those Node flags (space-separated).
+ *
+ * The session is generated once (seeded) into the OS temporary directory and reused.
+ *
+ * Usage: node --import tsx bench/session.ts [--entries N] [--abandoned N] [--bytes N] [--seed N]
+ *        [--routes anthropic,openai-responses] [--regenerate] [--keep] [--json]
+ */
+import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { mkdir, rm, open } from 'node:fs/promises';
+import { once } from 'node:events';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const RSS_BUDGET_MB = 250;
+const here = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Generator
+
+/** mulberry32 */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = 'the a stream parser reads each line of the session file and keeps only what the index needs while the pipeline writes the replay copy with every rule applied in bounded memory for any provider route'.split(' ');
+
+export interface SessionBenchShape {
+  /** Entries on the active branch (root to leaf). */
+  entries: number;
+  /** Entries of the abandoned branch. */
+  abandoned: number;
+  /** Approximate file size in bytes. */
+  bytes: number;
+  seed: number;
+}
+
+/** Writes the bench session; returns its size. */
+export async function generateBenchSession(file: string, shape: SessionBenchShape): Promise<number> {
+  const random = rng(shape.seed);
+  const total = shape.entries + shape.abandoned;
+  // Average payload per message entry, to land near the wanted size (envelope and fields ~420 bytes).
+  const payload = Math.max(64, Math.floor(shape.bytes / total) - 420);
+  const pool: string[] = [];
+  for (let i = 0; i < 4096; i++) {
+    let text = '';
+    while (text.length < payload * 3) text += WORDS[Math.floor(random() * WORDS.length)] + ' ';
+    pool.push(text);
+  }
+  const text = (size: number): string => {
+    const source = pool[Math.floor(random() * pool.length)]!;
+    const start = Math.floor(random() * (source.length - size));
+    return source.slice(start, start + size);
+  };
+  // Distinct 8-hex ids that look random: multiplication by an odd constant is a bijection mod 2^32.
+  const idOf = (n: number): string => (Math.imul(n + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0');
+  const out = createWriteStream(file, { highWaterMark: 1 << 22 });
+  let pending: string[] = [];
+  let pendingChars = 0;
+  let written = 0;
+  const write = async (entry: unknown): Promise<void> => {
+    const line = JSON.stringify(entry) + '\n';
+    pending.push(line);
+    pendingChars += line.length;
+    written += line.length;
+    if (pendingChars >= 1 << 22) {
+      const chunk = pending.join('');
+      pending = [];
+      pendingChars = 0;
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+  };
+  let clock = Date.parse('2026-07-01T00:00:00.000Z');
+  let serial = 0;
+  let callSerial = 0;
+  const stamp = (): string => new Date((clock += 1000)).toISOString();
+  await write({ type: 'session', version: 3, id: '01982a6e-5c00-7a3b-9d2e-4f1c8b7a6e01', timestamp: stamp(), cwd: '/srv/bench' });
+  const usage = { input: 1200, output: 80, cacheRead: 0, cacheWrite: 0, totalTokens: 1280, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  /** Appends `count` message entries after `parent`; returns the last id. */
+  const branch = async (parent: string | null, count: number, onEntry?: (written: number, id: string) => Promise<string | undefined>): Promise<string | null> => {
+    let openCall: string | undefined;
+    for (let i = 0; i < count; i++) {
+      const id = idOf(serial++);
+      const timestamp = stamp();
+      const ms = clock;
+      const kind = i % 3;
+      let message: Record<string, unknown>;
+      if (kind === 0) {
+        message = { role: 'user', content: text(Math.floor(payload * 0.3)), timestamp: ms };
+        openCall = undefined;
+      } else if (kind === 1) {
+        openCall = `toolu_${(callSerial++).toString(36).padStart(8, '0')}`;
+        message = {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: text(Math.floor(payload * 0.3)), thinkingSignature: 'c2lnbmF0dXJl' },
+            { type: 'text', text: text(Math.floor(payload * 0.3)) },
+            { type: 'toolCall', id: openCall, name: 'read', arguments: { path: `src/file-${i % 97}.ts` } },
+          ],
+          api: 'anthropic-messages',
+          provider: 'anthropic',
+          model: 'claude-sonnet-4-5',
+          usage,
+          stopReason: 'toolUse',
+          timestamp: ms,
+        };
+      } else {
+        message = { role: 'toolResult', toolCallId: openCall, toolName: 'read', content: [{ type: 'text', text: text(Math.floor(payload * 2.4)) }], isError: false, timestamp: ms };
+      }
+      await write({ type: 'message', id, parentId: parent, timestamp, message });
+      parent = id;
+      const next = await onEntry?.(i + 1, id);
+      if (next !== undefined) parent = next;
+    }
+    return parent;
+  };
+  const branchPoint = Math.floor(shape.entries * 0.3);
+  const compactionAt = Math.floor(shape.entries * 0.1);
+  let firstKept = '';
+  // Trunk, with a compaction at 10% keeping from 5% (so most of the branch is still emitted) and a model snapshot.
+  const trunkEnd = await branch(null, branchPoint, async (n, id) => {
+    if (n === Math.floor(shape.entries * 0.05)) firstKept = id;
+    if (n === 10) {
+      const snapshot = idOf(serial++);
+      await write({ type: 'custom', customType: 'model-snapshot', data: { timestamp: clock, provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' }, id: snapshot, parentId: id, timestamp: stamp() });
+      return snapshot;
+    }
+    if (n === compactionAt) {
+      const compaction = idOf(serial++);
+      await write({ type: 'compaction', id: compaction, parentId: id, timestamp: stamp(), summary: text(2000), firstKeptEntryId: firstKept, tokensBefore: 180_000 });
+      return compaction;
+    }
+    return undefined;
+  });
+  // The abandoned branch, then the way back: a branch summary under the branch point.
+  await branch(trunkEnd, shape.abandoned);
+  const summary = idOf(serial++);
+  await write({ type: 'branch_summary', id: summary, parentId: trunkEnd, timestamp: stamp(), fromId: trunkEnd, summary: text(600) });
+  await branch(summary, shape.entries - branchPoint - 1);
+  if (pending.length > 0) out.write(pending.join(''));
+  out.end();
+  await once(out, 'finish');
+  return written;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One measurement (child process)
+
+async function child(mode: string, file: string, route: string[]): Promise<void> {
+  const started = performance.now();
+  const result: Record<string, unknown> = { mode };
+  if (mode === 'index') {
+    const { buildSessionIndex } = await import('../lib/session/index-pass.ts');
+    const index = await buildSessionIndex(file);
+    result.indexMs = index.ms;
+    result.entries = index.entryCount;
+    result.prefixScanned = index.scanned;
+    result.parsed = index.parsed;
+  } else if (mode === 'read') {
+    const { readSessionMessages } = await import('../lib/session/read.ts');
+    const session = await readSessionMessages(file);
+    let messages = 0;
+    for await (const batch of session.batches()) messages += batch.length;
+    Object.assign(result, { indexMs: session.stats.indexMs, readMs: session.stats.readMs, messages, pathEntries: session.stats.pathEntries, entries: session.stats.entries });
+  } else {
+    // The command itself: transcript-hygiene sanitize FILE --provider ... --stats > /dev/null
+    const { main } = await import('../lib/cli.ts');
+    const { PassThrough } = await import('node:stream');
+    const [provider, modelApi, modelId] = route;
+    const stdout = createWriteStream('/dev/null');
+    const stderr = new PassThrough();
+    let errors = '';
+    stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const code = await main(['sanitize', file, '--provider', provider!, '--model-api', modelApi!, '--model-id', modelId!, '--stats'], { stdin: process.stdin, stdout, stderr });
+    stdout.end();
+    await once(stdout, 'finish');
+    if (code !== 0) throw new Error(`sanitize exited ${code}: ${errors}`);
+    const stats = JSON.parse(errors) as { messagesIn: number; messagesOut: number; session: { indexMs: number; readMs: number } };
+    Object.assign(result, { indexMs: stats.session.indexMs, readMs: stats.session.readMs, messagesIn: stats.messagesIn, messagesOut: stats.messagesOut });
+  }
+  result.ms = performance.now() - started;
+  result.maxRssMb = Number((process.resourceUsage().maxRSS / 1024).toFixed(1));
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+const ROUTES: Record<string, string[]> = {
+  anthropic: ['anthropic', 'anthropic-messages', 'claude-sonnet-4-5'],
+  'openai-responses': ['openai', 'openai-responses', 'gpt-5'],
+  google: ['google', 'google-generative-ai', 'gemini-2.5-pro'],
+};
+
+let nodeFlags: string[] = [];
+
+async function measure(mode: string, file: string, route: string[] = []): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, '--import', 'tsx', here, '--child', mode, file, ...route], { maxBuffer: 1 << 20 });
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      child: { type: 'string' },
+      entries: { type: 'string' },
+      abandoned: { type: 'string' },
+      bytes: { type: 'string' },
+      seed: { type: 'string' },
+      routes: { type: 'string' },
+      regenerate: { type: 'boolean' },
+      'node-flags': { type: 'string' },
+      keep: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (values.child !== undefined) {
+    await child(values.child, positionals[0]!, positionals.slice(1));
+    return 0;
+  }
+  const shape: SessionBenchShape = {
+    entries: Number(values.entries ?? 1_000_000),
+    abandoned: Number(values.abandoned ?? 150_000),
+    bytes: Number(values.bytes ?? 2 * 1024 ** 3),
+    seed: Number(values.seed ?? 1),
+  };
+  const dir = path.join(tmpdir(), 'transcript-hygiene-bench');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `session-${shape.entries}-${shape.abandoned}-${shape.bytes}-${shape.seed}.jsonl`);
+  if (values.regenerate || !existsSync(file)) {
+    const began = performance.now();
+    process.stderr.write(`generating ${file} ...\n`);
+    await generateBenchSession(file, shape);
+    process.stderr.write(`generated in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
+  }
+  const size = statSync(file).size;
+  // Warm the page cache so the first measurement does not pay for the disk alone.
+  const warm = await open(file, 'r');
+  const buffer = Buffer.allocUnsafe(1 << 22);
+  for (let at = 0; at < size; at += buffer.length) await warm.read(buffer, 0, buffer.length, at);
+  await warm.close();
+
+  nodeFlags = (values['node-flags'] ?? '').split(' ').filter((flag) => flag !== '');
+  const routes = (values.routes ?? 'anthropic,openai-responses').split(',').filter((r) => r !== '');
+  const results: Record<string, unknown>[] = [];
+  results.push(await measure('index', file));
+  results.push(await measure('read', file));
+  for (const route of routes) {
+    const args = ROUTES[route];
+    if (args === undefined) throw new Error(`unknown route ${route} (${Object.keys(ROUTES).join(', ')})`);
+    results.push({ route, ...(await measure('full', file, args)) });
+  }
+  const report = { file, sizeBytes: size, sizeGiB: Number((size / 1024 ** 3).toFixed(2)), shape, nodeFlags, rssBudgetMb: RSS_BUDGET_MB, results };
+  if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else {
+    const s = (ms: unknown): string => ((ms as number) / 1000).toFixed(2) + ' s';
+    process.stdout.write(`session: ${report.sizeGiB} GiB, ${shape.entries} entries on the active branch, ${shape.abandoned} abandoned${nodeFlags.length > 0 ? `; node ${nodeFlags.join(' ')}` : ''}\n`);
+    for (const r of results) {
+      const label = r.mode === 'full' ? `full (${r.route as string})` : (r.mode as string);
+      const parts = [`total ${s(r.ms)}`, `index pass ${s(r.indexMs)}`];
+      if (r.readMs !== undefined) parts.push(`read pass ${s(r.readMs)}`);
+      if (r.messages !== undefined) parts.push(`${r.messages as number} messages`);
+      if (r.messagesIn !== undefined) parts.push(`${r.messagesIn as number} in / ${r.messagesOut as number} out`);
+      parts.push(`peak RSS ${r.maxRssMb as number} MB`);
+      process.stdout.write(`  ${label.padEnd(26)} ${parts.join(', ')}\n`);
+    }
+  }
+  if (!values.keep && values.regenerate) await rm(file, { force: true });
+  const over = results.filter((r) => (r.maxRssMb as number) >= RSS_BUDGET_MB);
+  for (const r of over) {
+    const gated = r.mode !== 'full';
+    process.stderr.write(`${gated ? '' : 'note: '}peak RSS ${r.maxRssMb as number} MB of ${r.mode as string}${r.route ? ` (${r.route as string})` : ''} is over the ${RSS_BUDGET_MB} MB budget${gated ? '' : ' (the rules\' garbage as V8 sizes its heap; try --node-flags=--optimize-for-size)'}\n`);
+  }
+  return over.some((r) => r.mode !== 'full') ? 1 : 0;
+}
+
+process.exitCode = await main();

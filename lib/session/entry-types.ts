@@ -1,0 +1,46 @@
+/**
+ * Entry type codes and per-entry flag bits of the session index (spec/session-file.md §4, §12.1).
+ * Only the nine canonical types are entries of the index; `leaf` records and other opaque
+ * records are kept as links in small maps, and everything else is inert.
+ */
+
+export const T_MESSAGE = 0;
+export const T_THINKING_LEVEL_CHANGE = 1;
+export const T_MODEL_CHANGE = 2;
+export const T_COMPACTION = 3;
+export const T_BRANCH_SUMMARY = 4;
+export const T_CUSTOM = 5;
+export const T_CUSTOM_MESSAGE = 6;
+export const T_LABEL = 7;
+export const T_SESSION_INFO = 8;
+
+export const CANONICAL_TYPES: ReadonlyMap<string, number> = new Map([
+  ['message', T_MESSAGE],
+  ['thinking_level_change', T_THINKING_LEVEL_CHANGE],
+  ['model_change', T_MODEL_CHANGE],
+  ['compaction', T_COMPACTION],
+  ['branch_summary', T_BRANCH_SUMMARY],
+  ['custom', T_CUSTOM],
+  ['custom_message', T_CUSTOM_MESSAGE],
+  ['label', T_LABEL],
+  ['session_info', T_SESSION_INFO],
+]);
+
+export const TYPE_NAMES: readonly string[] = [...CANONICAL_TYPES.keys()];
+
+/** `appendMode: "side"`: appended beside the active branch, does not move the leaf. */
+export const F_SIDE = 1;
+/** Produces a message when on the emitted part of the path (message, custom_message, branch_summary with a summary). */
+export const F_EMITS = 2;
+/** Read by the prefix scan only: the rest of the line has not been checked to be JSON yet. */
+export const F_SPECULATIVE = 4;
+/** The line names the `"compactionSummary"` role somewhere (a message entry may hold such a message). */
+export const F_MENTIONS_SUMMARY = 8;
+/** Removed again: a speculative line that turned out not to be JSON. */
+export const F_DEAD = 16;
+
+/** Parent slot values besides a name: null, and a parentId that is not a non-empty string. */
+export const PARENT_NULL = -1;
+export const PARENT_INVALID = -2;
+
+export const MODEL_SNAPSHOT_CUSTOM_TYPE = 'model-snapshot';

@@ -1,0 +1,794 @@
+/**
+ * Pass 1 over a session file (spec/session-file.md §12.1): one sequential read that keeps per
+ * entry only a few numbers in typed arrays (byte offset and length, line, type, flags, role,
+ * its id and its parent as interned names) and picks the active leaf online by the OpenClaw
+ * rules of §5 (canonical entries, side entries, `leaf` records, opaque links), with the
+ * migrations of §7 and the header rules of §8 (first parsed line; a missing or garbled header
+ * is recovered; a BOM or other leading whitespace is trimmed as the loader's trim() does).
+ *
+ * Lines are parsed as few times as possible (DESIGN.md): a `message` line with the writers'
+ * prefix is read by prefix-scan.ts and not parsed at all; every other line is parsed whole.
+ * A prefix-read line is *speculative* until something depends on it being JSON:
+ *
+ * - the normal case, an entry followed by its own child, needs nothing: if such a line is not
+ *   JSON after all, it is on the path of its child and the read pass reports it by line number;
+ * - any other record that reads the state the speculative entry set (the next append naming
+ *   another parent, a side entry, a `leaf` record, an opaque link, the end of the file) first
+ *   parses that line (one positional read); a line that is not JSON is then taken back, as the
+ *   reference's loader never saw it (the torn last line of a crashed writer is the usual case);
+ * - a duplicate id, or a `leaf` record naming a speculative entry, parses it too.
+ *
+ * If a taken-back line cannot be undone locally (it is not the latest speculative entry), the
+ * pass starts again in full-parse mode, which is exact by construction.
+ */
+import { Buffer } from 'node:buffer';
+import { open, type FileHandle } from 'node:fs/promises';
+import { readSync } from 'node:fs';
+import { HygieneError } from '../errors.ts';
+import { readLines } from './line-reader.ts';
+import { IdTable } from './id-table.ts';
+import { float64s, int32s, uint32s, uint8s, type Blocks } from './growable.ts';
+import { ROLE_COMPACTION_SUMMARY, ROLE_OTHER, ROLE_TOOL_RESULT, ROLE_UNKNOWN, roleCode, scanMessagePrefix, type MessagePrefix } from './prefix-scan.ts';
+import { hashResultId, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
+import {
+  CANONICAL_TYPES,
+  F_DEAD,
+  F_EMITS,
+  F_MENTIONS_SUMMARY,
+  F_SIDE,
+  F_SPECULATIVE,
+  MODEL_SNAPSHOT_CUSTOM_TYPE,
+  PARENT_INVALID,
+  PARENT_NULL,
+  T_BRANCH_SUMMARY,
+  T_COMPACTION,
+  T_CUSTOM,
+  T_CUSTOM_MESSAGE,
+  T_MESSAGE,
+  T_MODEL_CHANGE,
+  T_SESSION_INFO,
+  T_THINKING_LEVEL_CHANGE,
+} from './entry-types.ts';
+import { isRecord } from '../types.ts';
+
+export interface CompactionInfo {
+  /** The name of `firstKeptEntryId`, or -1 when it is not a non-empty string. */
+  readonly firstKeptName: number;
+  /** The raw `timestamp`. */
+  readonly timestamp: unknown;
+}
+
+export interface SnapshotInfo {
+  readonly provider: unknown;
+  readonly modelApi: unknown;
+  readonly modelId: unknown;
+  readonly timestamp: unknown;
+}
+
+export interface SessionIndex {
+  readonly path: string;
+  readonly source: string;
+  /** File identity and size when indexed; the read pass checks them. */
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  /** The header record (the first parsed line), or the recovered one; undefined when synthesised. */
+  readonly header: Record<string, unknown> | undefined;
+  /** The first parsed line was not a session header: read as SessionManager's corrupt-header recovery would (§8). */
+  readonly headerRecovered: boolean;
+  /** Migrations that apply (§7): v1 -> v2 (ids assigned in file order), v2 -> v3 (hookMessage -> custom). */
+  readonly migrateV1: boolean;
+  readonly migrateV2: boolean;
+  readonly ids: IdTable;
+  readonly entryCount: number;
+  /** Per entry (index = entry number): byte offset and length of its line, 1-based line number, ... */
+  readonly offset: Blocks<Float64Array>;
+  readonly length: Blocks<Int32Array>;
+  readonly line: Blocks<Int32Array>;
+  /** ... type code (entry-types.ts), flags (F_*), message role (prefix-scan.ts ROLE_*), stored parent (a name, PARENT_NULL or PARENT_INVALID). */
+  readonly type: Blocks<Uint8Array>;
+  readonly flags: Blocks<Uint8Array>;
+  readonly role: Blocks<Uint8Array>;
+  readonly parentName: Blocks<Int32Array>;
+  /** Opaque links (and `leaf` records as links): name -> parent name or -1. */
+  readonly opaqueParent: ReadonlyMap<number, number>;
+  /** Logical parents (§5 1.1), by name as the reference keys them. */
+  readonly logicalParent: ReadonlyMap<number, number>;
+  /** The active leaf's name, or -1 (null). */
+  readonly leafName: number;
+  readonly compactions: ReadonlyMap<number, CompactionInfo>;
+  readonly thinkingLevels: ReadonlyMap<number, unknown>;
+  readonly modelChanges: ReadonlyMap<number, { provider: unknown; modelId: unknown }>;
+  readonly snapshots: ReadonlyMap<number, SnapshotInfo>;
+  /** Parsed timestamps of message entries known to hold a compactionSummary message. */
+  readonly summaryTimestamps: ReadonlyMap<number, unknown>;
+  /** Tool-result ids seen on message lines: entry and id hash, in file order. */
+  readonly resultEntry: Blocks<Int32Array>;
+  readonly resultHash: Blocks<Uint32Array>;
+  /** 1-based numbers of lines skipped as not JSON (at most the first 100), and their count. */
+  readonly malformedLines: readonly number[];
+  readonly malformedCount: number;
+  /** Lines that parsed (the header included). */
+  readonly records: number;
+  readonly lines: number;
+  /** The last session_info name in the file (trimmed; undefined when cleared). */
+  readonly sessionName: string | undefined;
+  /** How the pass went: prefix-scanned lines, lines parsed whole, positional re-reads, restarts. */
+  readonly scanned: number;
+  readonly parsed: number;
+  readonly verified: number;
+  readonly restarts: number;
+  readonly ms: number;
+}
+
+export interface IndexOptions {
+  /** Name for error messages (a path, or `<stdin>`). */
+  source?: string;
+  /** Read chunk size in bytes (default 1 MiB). */
+  chunkSize?: number;
+  /** Parse every line (no prefix scan). */
+  fullParse?: boolean;
+}
+
+class RestartIndex {
+  constructor(readonly reason: 'speculation' | 'recovered-version', readonly header?: Record<string, unknown>) {}
+}
+
+const APPEND_MODE = Buffer.from('"appendMode"', 'latin1');
+const SUMMARY_ROLE = Buffer.from('"compactionSummary"', 'latin1');
+const OPEN_BRACE = 0x7b;
+const MAX_LISTED_MALFORMED = 100;
+
+/** A speculative entry whose state is current: what to restore if its line is not JSON. */
+interface Pending {
+  entry: number;
+  name: number;
+  prevLeaf: number;
+  prevAppend: number;
+  prevEntry: number;
+  prevLogical: number | undefined;
+}
+
+/** JavaScript relational comparisons, as the reference applies them to `header.version ?? 1`. */
+function migrationsFor(version: unknown): { v1: boolean; v2: boolean } {
+  const v = (version ?? 1) as number;
+  if (v >= 3) return { v1: false, v2: false };
+  return { v1: v < 2, v2: v < 3 };
+}
+
+function isHeader(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && value.type === 'session' && typeof value.id === 'string';
+}
+
+function hitIn(hits: number[], cursor: { at: number }, start: number, end: number): boolean {
+  while (cursor.at < hits.length && hits[cursor.at]! < start) cursor.at++;
+  return cursor.at < hits.length && hits[cursor.at]! < end;
+}
+
+function findAll(buffer: Buffer, end: number, needle: Buffer, into: number[]): void {
+  into.length = 0;
+  const view = buffer.subarray(0, end);
+  let at = view.indexOf(needle);
+  while (at >= 0) {
+    into.push(at);
+    at = view.indexOf(needle, at + needle.length);
+  }
+}
+
+class IndexBuilder {
+  readonly ids = new IdTable();
+  private readonly offsets = float64s();
+  private readonly lengths = int32s();
+  private readonly lineNumbers = int32s();
+  private readonly types = uint8s();
+  private readonly flagBits = uint8s();
+  private readonly roles = uint8s();
+  private readonly parents = int32s();
+  private readonly resultEntries = int32s();
+  private readonly resultHashes = uint32s();
+  readonly opaqueParent = new Map<number, number>();
+  readonly logicalParent = new Map<number, number>();
+  private readonly invalidLeaf = new Set<number>();
+  readonly compactions = new Map<number, CompactionInfo>();
+  readonly thinkingLevels = new Map<number, unknown>();
+  readonly modelChanges = new Map<number, { provider: unknown; modelId: unknown }>();
+  readonly snapshots = new Map<number, SnapshotInfo>();
+  readonly summaryTimestamps = new Map<number, unknown>();
+  /** v1 files: the name assigned to each parsed value, by its index in the parsed lines (header = 0). */
+  private readonly v1Names = int32s(-1);
+  private readonly v1FirstKept = new Map<number, number>();
+
+  leafName = PARENT_NULL;
+  private appendParent = PARENT_NULL;
+  private pending: Pending | undefined;
+
+  header: Record<string, unknown> | undefined;
+  headerRecovered = false;
+  private headerDecided = false;
+  /** In recovery mode: the first valid session record seen. */
+  recoveredHeader: Record<string, unknown> | undefined;
+  migrateV1 = false;
+  migrateV2 = false;
+  private v1Previous = PARENT_NULL;
+  private v1Counter = 0;
+  /** Index of the next parsed value in the reference's parsed-line array (header = 0). */
+  private ordinal = 0;
+
+  malformedLines: number[] = [];
+  malformedCount = 0;
+  records = 0;
+  sessionName: string | undefined;
+  scanned = 0;
+  parsed = 0;
+  verified = 0;
+
+  private readonly prefix: MessagePrefix = { idStart: 0, idEnd: 0, parentStart: -1, parentEnd: -1, role: 0, resultStart: -1, resultEnd: -1 };
+  private readonly appendHits: number[] = [];
+  private readonly summaryHits: number[] = [];
+  private readonly appendCursor = { at: 0 };
+  private readonly summaryCursor = { at: 0 };
+  private lastNonBlank = -1;
+  private lastFailed: { offset: number; length: number; line: number } | undefined;
+
+  constructor(
+    private readonly fd: number,
+    private readonly fullParse: boolean,
+    private readonly forcedHeader: Record<string, unknown> | undefined,
+  ) {}
+
+  get entryCount(): number {
+    return this.types.length;
+  }
+
+  chunk(buffer: Buffer, end: number): void {
+    if (this.fullParse) return;
+    findAll(buffer, end, APPEND_MODE, this.appendHits);
+    findAll(buffer, end, SUMMARY_ROLE, this.summaryHits);
+    this.appendCursor.at = 0;
+    this.summaryCursor.at = 0;
+  }
+
+  line(buffer: Buffer, start: number, end: number, offset: number, line: number): void {
+    if (start === end) return;
+    if (
+      !this.fullParse &&
+      this.headerDecided &&
+      !this.migrateV1 &&
+      buffer[start] === OPEN_BRACE &&
+      !hitIn(this.appendHits, this.appendCursor, start, end) &&
+      scanMessagePrefix(buffer, start, end, this.prefix)
+    ) {
+      this.lastNonBlank = offset;
+      this.lastFailed = undefined;
+      this.scannedMessage(buffer, start, end, offset, line);
+      return;
+    }
+    let text = buffer.toString('utf8', start, end);
+    if (!this.headerDecided && this.lastNonBlank < 0) {
+      // The loader trims the whole content: the first line loses a BOM or other leading whitespace.
+      const trimmed = text.trimStart();
+      if (trimmed.length !== text.length && trimmed !== '') {
+        const skip = Buffer.byteLength(text.slice(0, text.length - trimmed.length));
+        start += skip;
+        offset += skip;
+      }
+      text = trimmed;
+    }
+    if (text.trim() === '') return;
+    this.lastNonBlank = offset;
+    this.lastFailed = undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.lastFailed = { offset, length: end - start, line };
+      this.malformed(line);
+      return;
+    }
+    this.parsed++;
+    this.records++;
+    this.value(value, offset, end - start, line);
+  }
+
+  /** End of file: a last line that only fails for trailing whitespace the loader trims, then the pending entry. */
+  finish(): void {
+    const failed = this.lastFailed;
+    if (failed !== undefined && failed.offset === this.lastNonBlank) {
+      const text = this.readText(failed.offset, failed.length);
+      const trimmed = this.headerDecided ? text.trimEnd() : text.trim();
+      let value: unknown;
+      let ok = false;
+      try {
+        value = JSON.parse(trimmed);
+        ok = true;
+      } catch {
+        // Malformed after all.
+      }
+      if (ok) {
+        this.unmalformed(failed.line);
+        this.parsed++;
+        this.records++;
+        // The read pass reads the trimmed bytes only.
+        const lead = this.headerDecided ? 0 : Buffer.byteLength(text.slice(0, text.length - text.trimStart().length));
+        this.value(value, failed.offset + lead, Buffer.byteLength(trimmed), failed.line);
+      }
+    }
+    if (this.pending !== undefined) this.verifyPending();
+    if (this.headerRecovered && this.forcedHeader === undefined && this.recoveredHeader !== undefined) {
+      const { v1, v2 } = migrationsFor(this.recoveredHeader.version);
+      // Entries were read as version 3; an older recovered header means reading them again.
+      if (v1 || v2) throw new RestartIndex('recovered-version', this.recoveredHeader);
+      this.header = this.recoveredHeader;
+    }
+  }
+
+  private malformed(line: number): void {
+    this.malformedCount++;
+    if (this.malformedLines.length < MAX_LISTED_MALFORMED) this.malformedLines.push(line);
+  }
+
+  private unmalformed(line: number): void {
+    this.malformedCount--;
+    const at = this.malformedLines.indexOf(line);
+    if (at >= 0) this.malformedLines.splice(at, 1);
+  }
+
+  private readText(offset: number, length: number): string {
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const read = readSync(this.fd, buffer, done, length - done, offset + done);
+      if (read === 0) break;
+      done += read;
+    }
+    this.verified++;
+    let text = buffer.toString('utf8', 0, done);
+    if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+    return text;
+  }
+
+  /** Whether the line of an entry is JSON (the loader's view), trimming the end of the file's last line as it does. */
+  private lineIsJson(entry: number): boolean {
+    const offset = this.offsets.get(entry);
+    const text = this.readText(offset, this.lengths.get(entry));
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      if (offset !== this.lastNonBlank) return false;
+      try {
+        const trimmed = text.trimEnd();
+        JSON.parse(trimmed);
+        this.lengths.set(entry, Buffer.byteLength(trimmed));
+        return true;
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  // ---- records ----
+
+  private value(value: unknown, offset: number, length: number, line: number): void {
+    if (!this.headerDecided) {
+      this.headerDecided = true;
+      if (isHeader(value) && this.forcedHeader === undefined) {
+        this.header = value;
+        this.setMigrations(value.version);
+        this.ordinal = 1;
+        return;
+      }
+      this.headerRecovered = true;
+      this.header = this.forcedHeader;
+      this.setMigrations(this.forcedHeader === undefined ? 3 : this.forcedHeader.version);
+      this.ordinal = 1;
+    }
+    if (this.headerRecovered && isRecord(value) && value.type === 'session') {
+      // Recovery keeps the first valid session record as the header and drops every session record.
+      if (this.recoveredHeader === undefined && isHeader(value)) this.recoveredHeader = value;
+      return;
+    }
+    const ordinal = this.ordinal++;
+    if (this.migrateV1) {
+      this.v1Value(value, ordinal, offset, length, line);
+      return;
+    }
+    this.record(value, offset, length, line, undefined, undefined);
+  }
+
+  private setMigrations(version: unknown): void {
+    const { v1, v2 } = migrationsFor(version);
+    this.migrateV1 = v1;
+    this.migrateV2 = v2;
+  }
+
+  /**
+   * v1 -> v2 (§7): every non-session value gets a fresh id, its parent is the previous one's.
+   * The reference crashes on a `null` line here and gives a primitive no id; we skip `null`
+   * and let a primitive break the chain as its missing id does.
+   */
+  private v1Value(value: unknown, ordinal: number, offset: number, length: number, line: number): void {
+    if (value === null) return;
+    if (typeof value !== 'object') {
+      this.v1Previous = PARENT_INVALID;
+      return;
+    }
+    if ((value as Record<string, unknown>).type === 'session') return;
+    const name = this.ids.intern(`\u0000v1:${this.v1Counter++}`);
+    this.v1Names.reserve(ordinal);
+    this.v1Names.set(ordinal, name);
+    const parent = this.v1Previous;
+    this.v1Previous = name;
+    this.record(value, offset, length, line, name, parent);
+  }
+
+  /**
+   * One parsed record, by the first matching case of §5. `forcedName`/`forcedParent` are the
+   * id and parent that v1 migration assigns.
+   */
+  private record(value: unknown, offset: number, length: number, line: number, forcedName: number | undefined, forcedParent: number | undefined): void {
+    if (!isRecord(value)) return;
+    const type = value.type;
+    if (type === 'session') return;
+    const id = forcedName !== undefined ? forcedName : value.id;
+    const code = typeof type === 'string' ? CANONICAL_TYPES.get(type) : undefined;
+    const hasId = forcedName !== undefined || (typeof id === 'string' && id !== '');
+    const parentId = value.parentId;
+    if (code !== undefined && hasId) {
+      const name = forcedName ?? this.ids.intern(id as string);
+      const hasParentKey = forcedName !== undefined || Object.hasOwn(value, 'parentId');
+      const parent = forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId);
+      this.canonical(code, name, hasParentKey, parent, value.appendMode === 'side', offset, length, line, value, false);
+      return;
+    }
+    // With v1 ids, a parent of PARENT_INVALID stands for the `undefined` the migration gave it.
+    const parentIsNullOrString = forcedName !== undefined ? forcedParent !== PARENT_INVALID : parentId === null || typeof parentId === 'string';
+    if (type === 'leaf' && hasId && parentIsNullOrString && this.isLeafShape(value)) {
+      const name = forcedName ?? this.ids.intern(id as string);
+      this.leafRecord(value, name, forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId));
+      return;
+    }
+    if (hasId && parentIsNullOrString) this.opaqueLink(forcedName ?? this.ids.intern(id as string), forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId));
+  }
+
+  private parentNameOf(parentId: unknown): number {
+    if (parentId === null) return PARENT_NULL;
+    if (typeof parentId === 'string' && parentId !== '') return this.ids.intern(parentId);
+    return PARENT_INVALID;
+  }
+
+  /** A `leaf` record's fields other than id and parentId (checked by the caller). */
+  private isLeafShape(value: Record<string, unknown>): boolean {
+    const nullOrString = (v: unknown): boolean => v === null || typeof v === 'string';
+    return (
+      nullOrString(value.targetId) &&
+      (value.appendParentId === undefined || nullOrString(value.appendParentId)) &&
+      (value.appendMode === undefined || value.appendMode === 'side')
+    );
+  }
+
+  /** A message line read by the prefix scan. */
+  private scannedMessage(buffer: Buffer, start: number, end: number, offset: number, line: number): void {
+    const prefix = this.prefix;
+    const name = this.ids.internBytes(buffer, prefix.idStart, prefix.idEnd);
+    const parent = prefix.parentStart < 0 ? PARENT_NULL : prefix.parentEnd === prefix.parentStart ? PARENT_INVALID : this.ids.internBytes(buffer, prefix.parentStart, prefix.parentEnd);
+    let value: Record<string, unknown> | undefined;
+    if (this.ids.entryOf.get(name) >= 0) {
+      // A duplicate id: which record wins depends on this one being JSON, so find out now.
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(buffer.toString('utf8', start, end));
+      } catch {
+        this.malformed(line);
+        return;
+      }
+      value = parsed as Record<string, unknown>;
+    }
+    this.scanned++;
+    this.ordinal++;
+    this.records++;
+    const entry = this.canonical(T_MESSAGE, name, true, parent, false, offset, end - start, line, value, value === undefined);
+    if (value !== undefined) return;
+    let flags = this.flagBits.get(entry);
+    this.roles.set(entry, prefix.role);
+    if (hitIn(this.summaryHits, this.summaryCursor, start, end)) flags |= F_MENTIONS_SUMMARY;
+    this.flagBits.set(entry, flags);
+    if (prefix.role === ROLE_TOOL_RESULT && prefix.resultStart >= 0) {
+      this.result(entry, hashResultId(buffer.toString('utf8', prefix.resultStart, prefix.resultEnd)));
+    } else if (prefix.role === ROLE_TOOL_RESULT || prefix.role === ROLE_UNKNOWN) {
+      scanResultIdBytes(buffer, start, end, (id) => this.result(entry, hashResultId(id)));
+    }
+  }
+
+  private result(entry: number, hash: number): void {
+    this.resultEntries.push(entry);
+    this.resultHashes.push(hash);
+  }
+
+  /** Resolves the speculative entry whose state is current before a record that reads it. */
+  private settle(continuationParent: number): void {
+    const pending = this.pending;
+    if (pending === undefined) return;
+    this.pending = undefined;
+    if (continuationParent === pending.name) return;
+    this.verifyPendingEntry(pending);
+  }
+
+  private verifyPending(): void {
+    const pending = this.pending!;
+    this.pending = undefined;
+    this.verifyPendingEntry(pending);
+  }
+
+  private verifyPendingEntry(pending: Pending): void {
+    const entry = pending.entry;
+    const flags = this.flagBits.get(entry);
+    if (this.lineIsJson(entry)) {
+      this.flagBits.set(entry, flags & ~F_SPECULATIVE);
+      return;
+    }
+    // Not JSON: the reference never saw this line. Undo what it did.
+    this.ids.entryOf.set(pending.name, pending.prevEntry);
+    if (pending.prevLogical === undefined) this.logicalParent.delete(pending.name);
+    else this.logicalParent.set(pending.name, pending.prevLogical);
+    this.leafName = pending.prevLeaf;
+    this.appendParent = pending.prevAppend;
+    this.flagBits.set(entry, (flags & ~F_SPECULATIVE) | F_DEAD);
+    this.records--;
+    this.malformed(this.lineNumbers.get(entry));
+  }
+
+  /** Looks a name up in byId; a speculative entry found this way must be JSON. */
+  private entryOfName(name: number): number {
+    if (name < 0) return -1;
+    const entry = this.ids.entryOf.get(name);
+    if (entry >= 0 && (this.flagBits.get(entry) & F_SPECULATIVE) !== 0) {
+      if (!this.lineIsJson(entry)) throw new RestartIndex('speculation');
+      this.flagBits.set(entry, this.flagBits.get(entry) & ~F_SPECULATIVE);
+    }
+    return entry;
+  }
+
+  /** §5 case 1. Returns the entry number. */
+  private canonical(
+    code: number,
+    name: number,
+    hasParentKey: boolean,
+    parent: number,
+    side: boolean,
+    offset: number,
+    length: number,
+    line: number,
+    value: Record<string, unknown> | undefined,
+    speculative: boolean,
+  ): number {
+    this.settle(hasParentKey && !side ? parent : -3);
+    const prevEntry = this.ids.entryOf.get(name);
+    const prevLogical = this.logicalParent.get(name);
+    if (!hasParentKey || (!side && parent === this.appendParent && this.leafName !== this.appendParent)) {
+      this.logicalParent.set(name, this.leafName);
+    }
+    const entry = this.types.push(code);
+    this.offsets.push(offset);
+    this.lengths.push(length);
+    this.lineNumbers.push(line);
+    this.parents.push(parent);
+    let flags = side ? F_SIDE : 0;
+    let role = ROLE_OTHER;
+    if (speculative) flags |= F_SPECULATIVE;
+    if (code === T_MESSAGE) flags |= F_EMITS;
+    if (value !== undefined) {
+      switch (code) {
+        case T_MESSAGE: {
+          const message = value.message;
+          if (isRecord(message)) {
+            role = roleCode(message.role);
+            if (role === ROLE_TOOL_RESULT) for (const id of resultIdsOfMessage(message)) this.result(entry, hashResultId(id));
+            if (role === ROLE_COMPACTION_SUMMARY) this.summaryTimestamps.set(entry, message.timestamp);
+          }
+          break;
+        }
+        case T_CUSTOM_MESSAGE:
+          flags |= F_EMITS;
+          break;
+        case T_BRANCH_SUMMARY:
+          if (value.summary) flags |= F_EMITS;
+          break;
+        case T_COMPACTION: {
+          const firstKept = value.firstKeptEntryId;
+          let firstKeptName = typeof firstKept === 'string' && firstKept !== '' ? this.ids.intern(firstKept) : -1;
+          if (this.migrateV1) {
+            firstKeptName = -1;
+            if (typeof value.firstKeptEntryIndex === 'number') this.v1FirstKept.set(entry, value.firstKeptEntryIndex);
+            else if (typeof firstKept === 'string' && firstKept !== '') firstKeptName = this.ids.intern(firstKept);
+          }
+          this.compactions.set(entry, { firstKeptName, timestamp: value.timestamp });
+          break;
+        }
+        case T_THINKING_LEVEL_CHANGE:
+          this.thinkingLevels.set(entry, value.thinkingLevel);
+          break;
+        case T_MODEL_CHANGE:
+          this.modelChanges.set(entry, { provider: value.provider, modelId: value.modelId });
+          break;
+        case T_CUSTOM: {
+          const data = value.data;
+          if (value.customType === MODEL_SNAPSHOT_CUSTOM_TYPE && data !== null && typeof data === 'object') {
+            const snapshot = data as Record<string, unknown>;
+            this.snapshots.set(entry, { provider: snapshot.provider, modelApi: snapshot.modelApi, modelId: snapshot.modelId, timestamp: snapshot.timestamp });
+          }
+          break;
+        }
+        case T_SESSION_INFO:
+          this.sessionName = typeof value.name === 'string' ? value.name.trim() || undefined : undefined;
+          break;
+      }
+    }
+    this.flagBits.push(flags);
+    this.roles.push(role);
+    this.ids.entryOf.set(name, entry);
+    if (speculative) {
+      this.pending = { entry, name, prevLeaf: this.leafName, prevAppend: this.appendParent, prevEntry, prevLogical };
+    }
+    this.appendParent = name;
+    if (!side) this.leafName = name;
+    return entry;
+  }
+
+  /** Whether an id is "known" to a leaf record: null, an entry, or a valid opaque link seen so far. */
+  private known(name: number): boolean {
+    if (name === PARENT_NULL) return true;
+    if (name < 0) return false;
+    if (this.entryOfName(name) >= 0) return true;
+    return this.opaqueParent.has(name) && !this.invalidLeaf.has(name);
+  }
+
+  /** §5 case 2: a `leaf` control record. */
+  private leafRecord(value: Record<string, unknown>, name: number, parent: number): void {
+    this.settle(-3);
+    const target = this.parentNameOf(value.targetId);
+    const hasAppendParent = value.appendParentId !== undefined;
+    const appendParent = hasAppendParent ? this.parentNameOf(value.appendParentId) : PARENT_NULL;
+    if (!this.known(target) || (hasAppendParent && !this.known(appendParent))) {
+      this.invalidLeaf.add(name);
+      this.opaqueParent.set(name, this.resolveAppendParent(parent));
+      return;
+    }
+    const leaf = target === PARENT_NULL || this.entryOfName(target) >= 0 ? target : this.resolveCanonical(target);
+    this.opaqueParent.set(name, leaf);
+    this.leafName = leaf;
+    this.appendParent = hasAppendParent ? this.resolveAppendParent(appendParent) : leaf;
+  }
+
+  /** §5 case 3. */
+  private opaqueLink(name: number, parent: number): void {
+    this.settle(-3);
+    this.opaqueParent.set(name, parent < 0 ? PARENT_NULL : parent);
+    this.appendParent = name;
+  }
+
+  private resolveAppendParent(name: number): number {
+    if (name === PARENT_NULL || (name >= 0 && (this.entryOfName(name) >= 0 || this.opaqueParent.has(name)))) return name;
+    return this.resolveCanonical(name);
+  }
+
+  /** Follows opaque links to a canonical entry's name; null on a cycle or a dead end. */
+  resolveCanonical(name: number): number {
+    let current = name;
+    let seen: Set<number> | undefined;
+    while (current >= 0 && this.entryOfName(current) < 0) {
+      if (seen?.has(current)) return PARENT_NULL;
+      (seen ??= new Set()).add(current);
+      current = this.opaqueParent.get(current) ?? PARENT_NULL;
+    }
+    return current < 0 ? PARENT_NULL : current;
+  }
+
+  build(path: string, source: string, stat: { dev: number; ino: number; size: number }, lines: number, restarts: number, started: number): SessionIndex {
+    const compactions = new Map(this.compactions);
+    for (const [entry, index] of this.v1FirstKept) {
+      const name = index >= 0 && index < this.v1Names.length ? this.v1Names.get(index) : -1;
+      compactions.set(entry, { ...compactions.get(entry)!, firstKeptName: name });
+    }
+    return {
+      path,
+      source,
+      dev: stat.dev,
+      ino: stat.ino,
+      size: stat.size,
+      header: this.header,
+      headerRecovered: this.headerRecovered,
+      migrateV1: this.migrateV1,
+      migrateV2: this.migrateV2,
+      ids: this.ids,
+      entryCount: this.entryCount,
+      offset: this.offsets,
+      length: this.lengths,
+      line: this.lineNumbers,
+      type: this.types,
+      flags: this.flagBits,
+      role: this.roles,
+      parentName: this.parents,
+      opaqueParent: this.opaqueParent,
+      logicalParent: this.logicalParent,
+      leafName: this.leafName,
+      compactions,
+      thinkingLevels: this.thinkingLevels,
+      modelChanges: this.modelChanges,
+      snapshots: this.snapshots,
+      summaryTimestamps: this.summaryTimestamps,
+      resultEntry: this.resultEntries,
+      resultHash: this.resultHashes,
+      malformedLines: this.malformedLines,
+      malformedCount: this.malformedCount,
+      records: this.records,
+      lines,
+      sessionName: this.sessionName,
+      scanned: this.scanned,
+      parsed: this.parsed,
+      verified: this.verified,
+      restarts,
+      ms: performance.now() - started,
+    };
+  }
+}
+
+/** Opens a file for reading, turning the usual failures into HygieneErrors that name it. */
+export async function openSessionFile(path: string, source: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw inputError(error, source);
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new HygieneError('input_is_directory', `${source}: is a directory (give a session file)`, { source });
+  } catch (error) {
+    await handle.close();
+    throw error instanceof HygieneError ? error : inputError(error, source);
+  }
+  return handle;
+}
+
+export function inputError(error: unknown, source: string): HygieneError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new HygieneError('input_not_found', `${source}: no such file`, { source, cause: error });
+  if (code === 'ENOTDIR') return new HygieneError('input_not_found', `${source}: ${(error as Error).message}`, { source, cause: error });
+  if (code === 'EISDIR') return new HygieneError('input_is_directory', `${source}: is a directory (give a session file)`, { source, cause: error });
+  if (code === 'EACCES' || code === 'EPERM') return new HygieneError('input_unreadable', `${source}: permission denied`, { source, cause: error });
+  return new HygieneError('input_unreadable', `${source}: ${(error as Error).message}`, { source, cause: error });
+}
+
+/** Pass 1: the session index of a file. Throws HygieneError for a missing, unreadable or empty file. */
+export async function buildSessionIndex(path: string, options: IndexOptions = {}): Promise<SessionIndex> {
+  const source = options.source ?? path;
+  const started = performance.now();
+  const handle = await openSessionFile(path, source);
+  try {
+    const stat = await handle.stat();
+    if (stat.size === 0) throw new HygieneError('input_empty', `${source}: empty file (not a session)`, { source });
+    let fullParse = options.fullParse ?? false;
+    let forcedHeader: Record<string, unknown> | undefined;
+    for (let restarts = 0; ; restarts++) {
+      const builder = new IndexBuilder(handle.fd, fullParse, forcedHeader);
+      try {
+        const { lines } = await readLines(handle, builder, options.chunkSize);
+        builder.finish();
+        if (builder.records === 0) {
+          throw new HygieneError('input_empty', `${source}: no session entries (every line is blank or not JSON)`, { source });
+        }
+        return builder.build(path, source, { dev: stat.dev, ino: stat.ino, size: stat.size }, lines, restarts, started);
+      } catch (error) {
+        if (!(error instanceof RestartIndex) || restarts >= 2) throw error;
+        if (error.reason === 'speculation') fullParse = true;
+        else forcedHeader = error.header;
+      }
+    }
+  } catch (error) {
+    if (error instanceof HygieneError) throw error;
+    throw inputError(error, source);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,400 @@
+/**
+ * readSessionMessages: a session file's message list as buildSessionContext gives it
+ * (spec/session-file.md §6), in bounded memory (§12).
+ *
+ * Pass 1 (index-pass.ts) keeps a few numbers per entry and picks the active leaf; the path and
+ * what of it is emitted come from active-path.ts; pass 2 (here) reads only the lines of emitted
+ * entries, in emission order, through a window that moves forward over the file (append-only
+ * files put every parent before its child, so the window rarely moves back), and projects each
+ * to its message (project.ts). Memory: the index, one window, and the message being handed on.
+ *
+ * The facts the rules need before messages flow come with it: the compaction time (the summary
+ * is the first message), the model-switch time S from the path's `model-snapshot` entries, and a
+ * result-id index in terms of the projected stream's positions, which are also recorded as the
+ * messages' input lines so pairing can finalize frames early.
+ */
+import { Buffer } from 'node:buffer';
+import type { FileHandle } from 'node:fs/promises';
+import { readSync } from 'node:fs';
+import { HygieneError } from '../errors.ts';
+import { JsonlLineParser } from '../jsonl.ts';
+import type { HygieneOptions } from '../options.ts';
+import { isRecord, type Message } from '../types.ts';
+import { compactionTimestampOf } from '../../transforms/strip-stale-thinking-signatures.ts';
+import { buildSessionIndex, openSessionFile, type SessionIndex } from './index-pass.ts';
+import { planEmission } from './active-path.ts';
+import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';
+import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
+import { SessionResultIndex } from './result-ids.ts';
+import { F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
+import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
+
+export interface ReadSessionOptions extends HygieneOptions {
+  /** Name for error messages (default: the path). */
+  source?: string;
+  /** Read size of both passes in bytes (default 1 MiB). */
+  chunkSize?: number;
+  /** Parse every line in the index pass (no prefix scan): slower, for checking. */
+  fullParse?: boolean;
+}
+
+export interface SessionReadStats {
+  /** Lines in the file, lines that parsed (header included), lines skipped as not JSON. */
+  lines: number;
+  records: number;
+  malformedLines: number;
+  /** The first skipped lines' numbers (at most 100). */
+  malformedLineNumbers: readonly number[];
+  /** Canonical entries in the file, entries on the active path, messages projected. */
+  entries: number;
+  pathEntries: number;
+  messages: number;
+  /** Index pass: lines read by the prefix scan, parsed whole, re-read to check, restarts. */
+  prefixScanned: number;
+  parsed: number;
+  reread: number;
+  restarts: number;
+  indexMs: number;
+  /** Read pass (filled in when it ends). */
+  readMs: number;
+  bytesRead: number;
+}
+
+export interface SessionMessages extends AsyncIterable<Message> {
+  readonly path: string;
+  readonly source: string;
+  /** The header record (or the one recovered from elsewhere in the file); undefined when it would be synthesised. */
+  readonly header: Record<string, unknown> | undefined;
+  readonly headerRecovered: boolean;
+  /** The active leaf's id, or null. */
+  readonly leafId: string | null;
+  readonly thinkingLevel: unknown;
+  readonly model: SessionModel | null;
+  /** The session name (last session_info in the file). */
+  readonly sessionName: string | undefined;
+  /** The largest compactionSummary time of the projection, or null when it has none. */
+  readonly compactionTimestamp: number | null;
+  /** S of thinking.md §4.11 for the route given in the options, if the model switched. */
+  readonly modelSwitchedAt: number | undefined;
+  /** Where tool results sit in the projected stream (positions = recorded input lines). */
+  readonly resultIndex: SessionResultIndex;
+  readonly stats: SessionReadStats;
+  /** The caller's options with the session's facts added (the caller's own values win). */
+  hygieneOptions(base?: HygieneOptions): HygieneOptions;
+  /** The read pass, as batches of messages (about 256 KiB of lines each). Can be run once. */
+  batches(): AsyncGenerator<Message[]>;
+  toArray(): Promise<Message[]>;
+}
+
+const BATCH_BYTES = 64 * 1024;
+
+/** Reads lines by offset through a window that moves forward; a line outside it reloads the window there. */
+class LineWindow {
+  private buffer: Buffer;
+  private start = 0;
+  private end = 0;
+  bytesRead = 0;
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly size: number,
+  ) {
+    this.buffer = Buffer.allocUnsafe(size);
+  }
+
+  covers(offset: number, length: number): boolean {
+    return offset >= this.start && offset + length <= this.end;
+  }
+
+  async load(offset: number, length: number): Promise<void> {
+    if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
+    else if (this.buffer.length > this.size && length <= this.size) this.buffer = Buffer.allocUnsafe(this.size);
+    let filled = 0;
+    while (filled < this.buffer.length) {
+      const { bytesRead } = await this.handle.read(this.buffer, filled, this.buffer.length - filled, offset + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    this.bytesRead += filled;
+    this.start = offset;
+    this.end = offset + filled;
+  }
+
+  text(offset: number, length: number): string {
+    const at = offset - this.start;
+    return this.buffer.toString('utf8', at, at + length);
+  }
+
+  async read(offset: number, length: number): Promise<string> {
+    if (!this.covers(offset, length)) await this.load(offset, length);
+    if (!this.covers(offset, length)) return this.text(offset, Math.max(0, this.end - offset));
+    return this.text(offset, length);
+  }
+}
+
+/** What the read pass needs of the emitted entries, copied out of the index so the index can be freed before it. */
+interface ReadPlan {
+  readonly source: string;
+  readonly migrateV2: boolean;
+  /** Byte offsets (32-bit when the file is under 4 GiB), lengths and types of the emitted lines, in order. */
+  readonly offsets: Uint32Array | Float64Array;
+  readonly lengths: Int32Array;
+  readonly types: Uint8Array;
+}
+
+interface LineContext {
+  readonly source: string;
+  readonly migrateV2: boolean;
+}
+
+/** The 1-based number of the line starting at byte `offset` (counts LFs before it; for error messages). */
+export function lineNumberAt(fd: number, offset: number): number {
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  let line = 1;
+  for (let at = 0; at < offset; ) {
+    const read = readSync(fd, buffer, 0, Math.min(buffer.length, offset - at), at);
+    if (read === 0) break;
+    let newline = buffer.indexOf(10, 0);
+    while (newline >= 0 && newline < read) {
+      line++;
+      newline = buffer.indexOf(10, newline + 1);
+    }
+    at += read;
+  }
+  return line;
+}
+
+function notJson(context: LineContext, ref: LineRef, error: unknown): HygieneError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const line = lineOf(ref);
+  return new HygieneError(
+    'malformed_line',
+    `${context.source}:${line}: not valid JSON (${reason}); the line is on the active path (run 'transcript-hygiene repair' first)`,
+    { source: context.source, line, cause: error },
+  );
+}
+
+function parseEntry(context: LineContext, line: LineRef, text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw notJson(context, line, error);
+  }
+  return isRecord(value) ? value : {};
+}
+
+/** The message of a `message` entry's line, as the pipeline receives it. */
+function messageOfLine(context: LineContext, line: LineRef, text: string, parser: JsonlLineParser | undefined, position: number): unknown {
+  let message: unknown;
+  let parsed = false;
+  if (parser !== undefined) {
+    parser.lineNumber = position - 1;
+    try {
+      message = parser.parse(text);
+      parsed = message !== undefined;
+    } catch {
+      // Not an object message, or not JSON: parsed below, where a real error names the file line.
+    }
+  }
+  if (!parsed) message = parseEntry(context, line, text).message;
+  return normalizeEntryMessage(message, context.migrateV2);
+}
+
+function projectLine(context: LineContext, type: number, line: LineRef, text: string, parser: JsonlLineParser | undefined, position: number): unknown {
+  if (type === T_MESSAGE) return messageOfLine(context, line, text, parser, position);
+  const value = parseEntry(context, line, text);
+  const where: ProjectContext = { source: context.source, line };
+  if (type === T_CUSTOM_MESSAGE) return customMessage(value, where);
+  if (type === T_BRANCH_SUMMARY) return branchSummaryMessage(value, where);
+  throw new Error(`entry type ${type} emits no message`);
+}
+
+interface Prepared {
+  readPlan: ReadPlan;
+  pathLength: number;
+  thinkingLevel: unknown;
+  summary: Message | undefined;
+  compactionTimestamp: number | null;
+  model: SessionModel | null;
+  modelSwitchedAt: number | undefined;
+  resultIndex: SessionResultIndex;
+  bytesRead: number;
+}
+
+/** Everything the read pass needs decided before the first message: reads a handful of lines. */
+async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnapshot, now: () => number): Promise<Prepared> {
+  const plan = planEmission(index);
+  const context: LineContext = { source: index.source, migrateV2: index.migrateV2 };
+  const handle = await openSessionFile(index.path, index.source);
+  try {
+    const window = new LineWindow(handle, Math.min(chunkSize, 64 * 1024));
+    const readEntry = async (entry: number): Promise<string> => window.read(index.offset.get(entry), index.length.get(entry));
+    let summary: Message | undefined;
+    let compactionAt: number | undefined;
+    if (plan.compaction >= 0) {
+      const line = index.line.get(plan.compaction);
+      summary = compactionSummaryMessage(parseEntry(context, line, await readEntry(plan.compaction)), { source: index.source, line });
+      compactionAt = summary.timestamp as number;
+    }
+    const n = plan.entries.length;
+    const readPlan: ReadPlan = {
+      source: index.source,
+      migrateV2: index.migrateV2,
+      offsets: index.size < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n),
+      lengths: new Int32Array(n),
+      types: new Uint8Array(n),
+    };
+    // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
+    const first = summary === undefined ? 1 : 2;
+    const positions = new Int32Array(index.entryCount);
+    for (let i = 0; i < n; i++) {
+      const entry = plan.entries[i]!;
+      positions[entry] = i + first;
+      readPlan.offsets[i] = index.offset.get(entry);
+      readPlan.lengths[i] = index.length.get(entry);
+      readPlan.types[i] = index.type.get(entry);
+      if (index.type.get(entry) !== T_MESSAGE) continue;
+      // Message entries that may hold a compactionSummary message count too (rare: read them).
+      let stamp: number | undefined;
+      if (index.summaryTimestamps.has(entry)) {
+        stamp = compactionTimestampOf({ role: 'compactionSummary', timestamp: index.summaryTimestamps.get(entry) });
+      } else if (index.role.get(entry) === ROLE_COMPACTION_SUMMARY || (index.flags.get(entry) & F_MENTIONS_SUMMARY) !== 0) {
+        const message = messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0);
+        if (isRecord(message)) stamp = compactionTimestampOf(message);
+      }
+      if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
+    }
+    const resultIndex = new SessionResultIndex();
+    for (let i = 0; i < index.resultEntry.length; i++) {
+      const position = positions[index.resultEntry.get(i)]!;
+      if (position > 0) resultIndex.recordHash(index.resultHash.get(i), position);
+    }
+    const model = await modelOf(index, plan.path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
+    return {
+      readPlan,
+      pathLength: plan.path.length,
+      thinkingLevel: thinkingLevelOf(index, plan.path),
+      summary,
+      compactionTimestamp: compactionAt ?? null,
+      model,
+      modelSwitchedAt: modelSwitchedAtOf(index, plan.path, route, now),
+      resultIndex,
+      bytesRead: window.bytesRead,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads a session file: pass 1 now, pass 2 when the messages are iterated. Throws HygieneError
+ * for a missing, unreadable or empty file, and for a compaction summary with a bad timestamp.
+ */
+export async function readSessionMessages(path: string, options: ReadSessionOptions = {}): Promise<SessionMessages> {
+  const source = options.source ?? path;
+  const chunkSize = options.chunkSize ?? 1 << 20;
+  const index = await buildSessionIndex(path, { source, chunkSize, fullParse: options.fullParse });
+  const prepared = await prepare(index, chunkSize, options, options.now ?? Date.now);
+  const { readPlan, summary, modelSwitchedAt } = prepared;
+  const identity = { dev: index.dev, ino: index.ino, size: index.size };
+  const stats: SessionReadStats = {
+    lines: index.lines,
+    records: index.records,
+    malformedLines: index.malformedCount,
+    malformedLineNumbers: index.malformedLines,
+    entries: index.entryCount,
+    pathEntries: prepared.pathLength,
+    messages: readPlan.types.length + (summary === undefined ? 0 : 1),
+    prefixScanned: index.scanned,
+    parsed: index.parsed,
+    reread: index.verified,
+    restarts: index.restarts,
+    indexMs: index.ms,
+    readMs: 0,
+    bytesRead: prepared.bytesRead,
+  };
+  const header = index.header;
+  const headerRecovered = index.headerRecovered;
+  // A v1 file's ids are assigned in memory by the migration: it has none to name.
+  const leafId = index.leafName < 0 || index.migrateV1 ? null : index.ids.idOf(index.leafName);
+  const sessionName = index.sessionName;
+  // From here on only the read plan is kept: the index (ids, per-entry arrays) can be collected.
+  let started = false;
+
+  async function* batches(): AsyncGenerator<Message[]> {
+    if (started) throw new Error('readSessionMessages: the messages can be read once');
+    started = true;
+    const began = performance.now();
+    const handle = await openSessionFile(path, source);
+    try {
+      const stat = await handle.stat();
+      if (stat.dev !== identity.dev || stat.ino !== identity.ino || stat.size < identity.size) {
+        throw new HygieneError('input_unreadable', `${source}: the session file was replaced or shortened while it was read`, { source });
+      }
+      const window = new LineWindow(handle, chunkSize);
+      const parser = new JsonlLineParser({ source, recordLines: true });
+      let position = 0;
+      if (summary !== undefined) {
+        position++;
+        yield [summary];
+      }
+      let batch: Message[] = [];
+      let bytes = 0;
+      const { offsets, lengths, types } = readPlan;
+      let offset = 0;
+      // Line numbers are not kept per entry: an error counts the lines up to its offset.
+      const line = (): number => lineNumberAt(handle.fd, offset);
+      for (let i = 0; i < types.length; i++) {
+        offset = offsets[i]!;
+        const length = lengths[i]!;
+        const text = window.covers(offset, length) ? window.text(offset, length) : await window.read(offset, length);
+        batch.push(projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message);
+        bytes += length;
+        if (bytes >= BATCH_BYTES) {
+          yield batch;
+          batch = [];
+          bytes = 0;
+        }
+      }
+      if (batch.length > 0) yield batch;
+      stats.bytesRead += window.bytesRead;
+    } finally {
+      stats.readMs = performance.now() - began;
+      await handle.close();
+    }
+  }
+
+  const session: SessionMessages = {
+    path,
+    source,
+    header,
+    headerRecovered,
+    leafId,
+    thinkingLevel: prepared.thinkingLevel,
+    model: prepared.model,
+    sessionName,
+    compactionTimestamp: prepared.compactionTimestamp,
+    modelSwitchedAt,
+    resultIndex: prepared.resultIndex,
+    stats,
+    hygieneOptions(base: HygieneOptions = options): HygieneOptions {
+      return {
+        ...base,
+        compactionTimestamp: base.compactionTimestamp !== undefined ? base.compactionTimestamp : prepared.compactionTimestamp,
+        modelSwitchedAt: base.modelSwitchedAt ?? modelSwitchedAt,
+        resultIndex: prepared.resultIndex,
+      };
+    },
+    batches,
+    async toArray(): Promise<Message[]> {
+      const out: Message[] = [];
+      for await (const batch of batches()) for (const message of batch) out.push(message);
+      return out;
+    },
+    async *[Symbol.asyncIterator](): AsyncIterator<Message> {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
+  return session;
+}

@@ -1,0 +1,145 @@
+/**
+ * `transcript-hygiene repair FILE...`: repairSessionFileIfNeeded on each file, one line of
+ * result per file, and an exit code for the worst outcome.
+ */
+import { parseArgs } from 'node:util';
+import type { Writable } from 'node:stream';
+import { EXIT } from '../exit-codes.ts';
+import { isHygieneError } from '../errors.ts';
+import { checkInputFile } from './input-check.ts';
+import { repairSessionFileIfNeeded, type RepairReport } from './repair.ts';
+import { repairSummary } from './repair-rules.ts';
+
+export const REPAIR_HELP = `Usage: transcript-hygiene repair FILE... [options]
+
+Repairs OpenClaw session files in place, as OpenClaw's repairSessionFileIfNeeded does:
+drops lines that are not JSON (a torn last line, garbage) and message entries without a
+valid role; rewrites empty error turns ("[assistant turn failed before producing
+content]") and blank user turns ("(continue)"); replaces corrupted inline images; inserts
+the missing tool results OpenAI code-mode and delivery-mirror turns need. A file that
+needs none of this is not written.
+
+The original is copied to FILE.bak-<pid>-<ms>; the repaired copy is written beside it,
+fsynced and renamed over FILE; then the copy is removed (if that fails, its path is
+printed). An interrupted repair leaves the original or the whole repaired file. The
+session's lock file (FILE.lock, as OpenClaw uses it) is held while repairing.
+
+Options:
+  --json             print one JSON report per file on stdout
+  --lock-timeout MS  how long to wait for the session lock (default 60000)
+  --no-lock          do not take the lock (the caller already holds it)
+  -q, --quiet        print only failures
+  -h, --help         this text
+
+Exit codes: 0 every file repaired or already fine; 1 not a session file (no valid
+header); 2 usage; 3 no such file; 4 the repair could not be written (the original is
+unchanged); 6 a directory; 7 unreadable; 8 empty (no entries); 9 the lock is held by
+another process. With several files, the first failure's code.
+
+Example:
+  transcript-hygiene repair ~/.openclaw/agents/main/sessions/*.jsonl
+`;
+
+function describe(report: RepairReport): string {
+  if (report.repaired) {
+    const summary = repairSummary({
+      droppedLines: report.droppedLines,
+      rewrittenAssistantMessages: report.rewrittenAssistantMessages ?? 0,
+      droppedBlankUserMessages: report.droppedBlankUserMessages ?? 0,
+      rewrittenUserMessages: report.rewrittenUserMessages ?? 0,
+      removedCorruptedImageBlocks: report.removedCorruptedImageBlocks ?? 0,
+      insertedToolResults: report.insertedToolResults ?? 0,
+    });
+    return `repaired: ${summary}${report.backupPath === undefined ? '' : `; the backup could not be removed: ${report.backupPath}`}`;
+  }
+  return report.reason === undefined ? 'nothing to repair' : `not repaired: ${report.reason}`;
+}
+
+/** The exit code of one file's report. */
+export function repairExitCode(report: RepairReport): number {
+  if (report.repaired || report.reason === undefined) return EXIT.ok;
+  if (report.reason === 'missing session file') return EXIT.inputUnavailable;
+  if (report.reason === 'empty session file') return EXIT.inputEmpty;
+  if (report.reason === 'invalid session header') return EXIT.badInput;
+  if (report.reason.startsWith('repair failed')) return EXIT.outputFailed;
+  if (report.reason.startsWith('failed to read session file')) return /EISDIR/.test(report.reason) ? EXIT.inputIsDirectory : EXIT.inputUnreadable;
+  return EXIT.internal;
+}
+
+function codeOfError(code: string): number {
+  switch (code) {
+    case 'input_not_found':
+      return EXIT.inputUnavailable;
+    case 'input_is_directory':
+      return EXIT.inputIsDirectory;
+    case 'input_unreadable':
+      return EXIT.inputUnreadable;
+    case 'input_empty':
+      return EXIT.inputEmpty;
+    case 'lock_timeout':
+      return EXIT.locked;
+    default:
+      return EXIT.internal;
+  }
+}
+
+export interface RepairIo {
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export async function runRepairCommand(args: string[], io: RepairIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean' },
+        'lock-timeout': { type: 'string' },
+        'no-lock': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.stderr.write(`transcript-hygiene: ${(error as Error).message}\nRun 'transcript-hygiene repair --help' for usage.\n`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(REPAIR_HELP);
+    return EXIT.ok;
+  }
+  const timeout = values['lock-timeout'];
+  if (positionals.length === 0 || (timeout !== undefined && !/^[0-9]+$/.test(timeout))) {
+    const reason = positionals.length === 0 ? 'repair needs at least one FILE' : `--lock-timeout must be a number of milliseconds, got ${JSON.stringify(timeout)}`;
+    io.stderr.write(`transcript-hygiene: ${reason}\nRun 'transcript-hygiene repair --help' for usage.\n`);
+    return EXIT.usage;
+  }
+  let exit: number = EXIT.ok;
+  for (const file of positionals) {
+    let code: number;
+    let line: string;
+    let report: RepairReport | undefined;
+    try {
+      await checkInputFile(file, { rejectEmpty: true });
+      report = await repairSessionFileIfNeeded(file, {
+        lock: values['no-lock'] ? false : { acquireTimeoutMs: timeout === undefined ? undefined : Number(timeout) },
+      });
+      code = repairExitCode(report);
+      line = `${file}: ${describe(report)}`;
+    } catch (error) {
+      if (!isHygieneError(error)) throw error;
+      code = codeOfError(error.code);
+      line = error.message;
+      report = { repaired: false, droppedLines: 0, reason: error.message };
+    }
+    if (exit === EXIT.ok) exit = code;
+    if (values.json) io.stdout.write(JSON.stringify({ file, ...report }) + '\n');
+    else if (code !== EXIT.ok) io.stderr.write(`transcript-hygiene: ${line}\n`);
+    else if (!values.quiet) io.stdout.write(`${line}\n`);
+  }
+  return exit;
+}

@@ -1,0 +1,66 @@
+/**
+ * The replay copy of a session file: readSessionMessages feeding the pipeline, with the facts
+ * of the index pass (compaction time, model-switch time, result-id index) in its options.
+ */
+import type { Writable } from 'node:stream';
+import { Buffer } from 'node:buffer';
+import { open } from 'node:fs/promises';
+import { createPipeline } from '../pipeline.ts';
+import { JsonlWriter } from '../jsonl.ts';
+import type { HygieneOptions } from '../options.ts';
+import type { HygieneStats } from '../stats.ts';
+import type { Message } from '../types.ts';
+import { readSessionMessages, type SessionReadStats } from './read.ts';
+import { detectProbeKind, type InputKind } from './detect.ts';
+
+const PROBE_BYTES = 64 * 1024;
+
+/** The kind of a file's content, from its first 64 KiB. */
+export async function probeFileKind(path: string): Promise<InputKind> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(PROBE_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, PROBE_BYTES, 0);
+    return detectProbeKind(buffer.toString('utf8', 0, bytesRead), bytesRead < PROBE_BYTES);
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface SanitizeSessionParams {
+  path: string;
+  output: Writable;
+  options: HygieneOptions;
+  /** Name for error messages (default: the path). */
+  source?: string;
+}
+
+export interface SessionHygieneStats extends HygieneStats {
+  session: SessionReadStats & { leafId: string | null; compacted: boolean };
+}
+
+export async function sanitizeSessionFile(params: SanitizeSessionParams): Promise<SessionHygieneStats> {
+  const session = await readSessionMessages(params.path, { ...params.options, source: params.source ?? params.path });
+  const writer = new JsonlWriter(params.output);
+  const pipeline = createPipeline(session.hygieneOptions(params.options), (message: Message) => writer.write(message));
+  try {
+    for await (const batch of session.batches()) {
+      for (const message of batch) {
+        const wait = pipeline.write(message);
+        if (wait !== undefined) await wait;
+      }
+      await writer.drain();
+    }
+    await pipeline.end();
+    await writer.flush();
+  } finally {
+    pipeline.dispose();
+  }
+  const stats = pipeline.stats();
+  return {
+    ...stats,
+    // Lines that parsed but gave no message: the header, non-message entries, entries off the path.
+    entriesSkipped: Math.max(0, session.stats.records - session.stats.messages),
+    session: { ...session.stats, leafId: session.leafId, compacted: session.compactionTimestamp !== null },
+  };
+}

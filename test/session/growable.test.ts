@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Blocks, float64s, int32s, uint32s, uint8s } from '../../lib/session/growable.ts';
+
+test('push, get and set across block boundaries', () => {
+  const values = int32s();
+  for (let i = 0; i < 200_000; i++) assert.equal(values.push(i * 3), i);
+  assert.equal(values.length, 200_000);
+  assert.equal(values.get(65_535), 65_535 * 3);
+  assert.equal(values.get(65_536), 65_536 * 3);
+  values.set(131_072, -7);
+  assert.equal(values.get(131_072), -7);
+  assert.equal(values.byteLength, 4 * 65_536 * 4);
+});
+
+test('reserve makes slots addressable with the fill value', () => {
+  const names = int32s(-1);
+  names.reserve(70_000);
+  assert.equal(names.length, 70_001);
+  assert.equal(names.get(0), -1);
+  assert.equal(names.get(70_000), -1);
+  names.reserve(5);
+  assert.equal(names.length, 70_001, 'reserving below the length changes nothing');
+});
+
+test('the typed-array flavours hold their ranges', () => {
+  const offsets = float64s();
+  offsets.push(2 ** 40 + 3);
+  assert.equal(offsets.get(0), 2 ** 40 + 3);
+  const hashes = uint32s();
+  hashes.push(0xffffffff);
+  assert.equal(hashes.get(0), 0xffffffff);
+  const flags = uint8s();
+  flags.push(300);
+  assert.equal(flags.get(0), 300 & 0xff);
+  assert.ok(new Blocks((n) => new Int32Array(n)) instanceof Blocks);
+});

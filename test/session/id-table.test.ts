@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { IdTable } from '../../lib/session/id-table.ts';
+
+test('interning gives one dense name per distinct id, hex and other ids alike', () => {
+  const ids = new IdTable();
+  const a = ids.intern('d6dd2b31');
+  const b = ids.intern('msg-1');
+  const c = ids.intern('01982a6e-5c00-7a3b-9d2e-4f1c8b7a6e01');
+  assert.deepEqual([a, b, c], [0, 1, 2]);
+  assert.equal(ids.intern('d6dd2b31'), a);
+  assert.equal(ids.intern('msg-1'), b);
+  assert.equal(ids.size, 3);
+  assert.equal(ids.lookup('d6dd2b31'), a);
+  assert.equal(ids.lookup('00000000'), -1);
+  assert.equal(ids.lookup('nope'), -1);
+  assert.equal(ids.idOf(a), 'd6dd2b31');
+  assert.equal(ids.idOf(b), 'msg-1');
+});
+
+test('only 8 lowercase hex digits are packed: other spellings stay distinct ids', () => {
+  const ids = new IdTable();
+  const lower = ids.intern('abcdef12');
+  const upper = ids.intern('ABCDEF12');
+  const longer = ids.intern('abcdef123');
+  const shorter = ids.intern('abcdef1');
+  assert.equal(new Set([lower, upper, longer, shorter]).size, 4);
+  assert.equal(ids.idOf(upper), 'ABCDEF12');
+  assert.equal(ids.idOf(ids.intern('0000000a')), '0000000a');
+});
+
+test('internBytes agrees with intern', () => {
+  const ids = new IdTable();
+  const buffer = Buffer.from('xx"0badcafe"yy"mé-1"');
+  assert.equal(ids.internBytes(buffer, 3, 11), ids.intern('0badcafe'));
+  assert.equal(ids.internBytes(buffer, 15, 20), ids.intern('mé-1'));
+});
+
+test('a million hex ids: exact after every rehash, and small', () => {
+  const ids = new IdTable();
+  const idOf = (n: number): string => (Math.imul(n + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0');
+  for (let n = 0; n < 1_000_000; n++) assert.equal(ids.intern(idOf(n)), n);
+  for (let n = 0; n < 1_000_000; n += 9973) assert.equal(ids.lookup(idOf(n)), n);
+  assert.equal(ids.idOf(123_456), idOf(123_456));
+  assert.ok(ids.byteLength / 1_000_000 < 24, `${ids.byteLength / 1_000_000} bytes a name`);
+});
+
+test('entryOf starts at -1 for every name', () => {
+  const ids = new IdTable();
+  const name = ids.intern('x');
+  assert.equal(ids.entryOf.get(name), -1);
+  ids.entryOf.set(name, 4);
+  assert.equal(ids.entryOf.get(name), 4);
+});
