@@ -63,7 +63,8 @@ try {
   process.stdout.write(`${'case'.padEnd(34)} messages    size     throughput     messages      peak   to floor\n`);
   for (const size of sizes) {
     const input = path.join(dir, `session-${size}.jsonl`);
-    const generated = await generateSession(input, { messages: size, format: 'session', seed: 1 });
+    // No compactions: every message goes through the rules (a compaction would leave only what it kept).
+    const generated = await generateSession(input, { messages: size, format: 'session', seed: 1, compactionEvery: 0 });
     const output = path.join(dir, 'out.jsonl');
     const floor = await measureFloor(input, output);
     const floorRow = row(`floor ${size}`, generated.bytes, floor, null);

@@ -34,7 +34,8 @@ const dir = await mkdtemp(path.join(tmpdir(), 'th-gate-'));
 try {
   const input = path.join(dir, 'session.jsonl');
   const output = path.join(dir, 'out.jsonl');
-  const generated = await generateSession(input, { messages: 100_000, format: 'session', seed: 7, payloadScale: 0.25 });
+  // No compactions: every message goes through the rules.
+  const generated = await generateSession(input, { messages: 100_000, format: 'session', seed: 7, payloadScale: 0.25, compactionEvery: 0 });
   const best: Record<string, number> = {};
   let peakRssKb = 0;
   for (let round = 0; round < ROUNDS; round++) {

@@ -4,7 +4,7 @@
  * budget the held messages spill to disk; the output must equal a run that keeps them all in
  * memory. The spilling run gets a 64 MB V8 heap: it can only finish if the held messages are
  * really on disk (the in-memory run needs several times that), and its peak RSS must stay well
- * under the size of the session (about 230 MB).
+ * under the size of the session (about 300 MB).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ function session(): string {
     lines.push(
       JSON.stringify({ role: 'user', content: `question ${i} ${'lorem ipsum '.repeat(8)}`, timestamp: 3 + i }),
       JSON.stringify({ role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'toolCall', id, name: 'grep', arguments: { q: `x${i}` } }], stopReason: 'toolUse', timestamp: 3 + i }),
-      JSON.stringify({ role: 'toolResult', toolCallId: id, toolName: 'grep', content: [{ type: 'text', text: `result ${i} ${'data '.repeat(600)}` }], isError: false, timestamp: 3 + i }),
+      JSON.stringify({ role: 'toolResult', toolCallId: id, toolName: 'grep', content: [{ type: 'text', text: `result ${i} ${'data '.repeat(800)}` }], isError: false, timestamp: 3 + i }),
     );
   }
   lines.length = MESSAGES - 1;
