@@ -17,6 +17,7 @@ import { annotateInterSessionProvenanceRule } from '../transforms/annotate-inter
 import { dropBlankUserTextRule } from '../transforms/drop-blank-user-text.ts';
 import { normalizeAssistantReplayContentRule } from '../transforms/normalize-assistant-replay-content.ts';
 import { dropBlankTextBlocksRule } from '../transforms/drop-blank-text-blocks.ts';
+import { sanitizeImagesRule } from '../transforms/sanitize-images.ts';
 import {
   repairResponsesToolResultPairingAgainRule,
   repairResponsesToolResultPairingRule,
@@ -42,6 +43,7 @@ import { insertBedrockBootstrapTurnRule } from '../transforms/insert-bedrock-boo
 import { mergeConsecutiveAssistantsRule } from '../transforms/merge-consecutive-assistants.ts';
 import { stripDanglingToolCallsRule } from '../transforms/strip-dangling-tool-calls.ts';
 import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users.ts';
+import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -61,6 +63,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropBlankUserTextRule, step: '4', when: always },
   { rule: normalizeAssistantReplayContentRule, step: '4', when: always },
   { rule: stripThoughtSignaturesRule, step: '5', when: stripThoughtSignaturesEnabled },
+  { rule: sanitizeImagesRule, step: '5', when: always },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
   { rule: normalizeAntigravityClaudeThinkingRule, step: '6', when: normalizeAntigravityClaudeThinkingEnabled },
   { rule: stripStaleThinkingSignaturesRule, step: '6', when: stripStaleThinkingSignaturesEnabled },
@@ -92,6 +95,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     step: 'validate',
     when: (policy) => policy.validateAnthropicTurns && policy.mergeConsecutiveUserTurns,
   },
+  { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
 ]);
 
