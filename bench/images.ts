@@ -31,13 +31,22 @@
  * --no-verify. The 1-minute load average is printed with each row: other work on the machine
  * moves images/s far more than it moves peak RSS.
  *
- * Measured here (2 cores, load 5-12 from other sessions' test runs; peak RSS stage / pipeline):
- *   default environment, width 1/2/4:    500 images 449/518/613, 470/563/660 MB;
- *                                       2000 images 472/544/644, 503/558/666 MB
- *   MALLOC_ARENA_MAX=2:                  500 images 333/397/549, 339/403/493 MB;
- *                                       2000 images 332/409/446, 347/426/469 MB
- * so the stage's own share is small: V8's lazily collected line strings and glibc's arenas make
- * most of the peak. See the report of the final run for --malloc-arena-max 2 --max-old-space-size 384.
+ * Measured 2026-11-30 (2 cores, 24 GB, node 20.20, sharp 0.35.5; other sessions' test runs kept
+ * the load at 2-12, so images/s are rough). Peak RSS, width 1 / 2 / 4, stage | pipeline:
+ *   default environment        500 images  449 / 518 / 613 | 470 / 563 / 660 MB
+ *                             2000 images  472 / 544 / 644 | 503 / 558 / 666 MB
+ *   MALLOC_ARENA_MAX=2         500 images  333 / 397 / 549 | 339 / 403 / 493 MB
+ *                             2000 images  332 / 409 / 446 | 347 / 426 / 469 MB
+ *   MALLOC_ARENA_MAX=2 and     500 images  324 / 324 / 324 | 324 / 324 / 335 MB
+ *   --max-old-space-size=384  2000 images  324 / 324 / 333 | 324 / 324 / 332 MB
+ *     images/s there:          500 images  14.1 / 16.5 / 16.8 | 13.1 / 22.3 / 24.1
+ *                             2000 images  14.1 / 22.6 / 24.0 | 13.4 / 17.5 / 13.3
+ * The stage's own share is small (its in-flight images and its queue): the peak is V8's lazily
+ * collected multi-MB line strings (the heap reached 150-200 MB with the default heap limit,
+ * 50-90 MB with 384) and glibc's per-thread arenas holding freed pixel buffers. sharp's thread
+ * setting (--sharp-threads 1 vs 2, 300 images) changed images/s within noise and cost 40-60 MB
+ * in the default environment. sharp itself keeps 1 thread on glibc unless MALLOC_ARENA_MAX is
+ * set, in which case it uses one per core.
  *
  * Read images/s across widths on the same machine and run, not as absolute numbers; peak RSS
  * is the figure that must stay flat as the session grows.
@@ -301,7 +310,7 @@ const modes = (values.modes ?? 'stage,pipeline').split(',');
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-images-'));
 process.stdout.write(
   `image bench: ${availableParallelism()} cores, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, ` +
-    `sharp threads ${values['sharp-threads'] ?? `${sharp.concurrency()} (default)`}, MALLOC_ARENA_MAX=${values['malloc-arena-max'] ?? process.env.MALLOC_ARENA_MAX ?? 'unset'}, ` +
+    `sharp threads ${values['sharp-threads'] ?? "sharp's default (per row)"}, MALLOC_ARENA_MAX=${values['malloc-arena-max'] ?? process.env.MALLOC_ARENA_MAX ?? 'unset'}, ` +
     `--max-old-space-size=${values['max-old-space-size'] ?? 'default'}, load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}, node ${process.version}\n`,
 );
 
@@ -340,9 +349,9 @@ try {
           kept,
           omitted,
         };
-        rows.push({ ...row, loadAverage: Number(loadavg()[0]!.toFixed(1)) });
+        rows.push({ ...row, sharpThreads: result.sharpThreads, loadAverage: Number(loadavg()[0]!.toFixed(1)) });
         process.stdout.write(
-          `${mode.padEnd(8)} ${String(images).padStart(6)} ${String(row.messages).padStart(8)} ${String(row.fileMb).padStart(4)} MB  ${String(width).padStart(5)} ${row.seconds.toFixed(1).padStart(7)}s ${row.imagesPerSecond.toFixed(1).padStart(8)} ${String(row.peakRssMb).padStart(6)} MB  ${String(resized).padStart(7)} ${String(kept).padStart(4)} ${String(omitted).padStart(7)}  load ${loadavg()[0]!.toFixed(1)}\n`,
+          `${mode.padEnd(8)} ${String(images).padStart(6)} ${String(row.messages).padStart(8)} ${String(row.fileMb).padStart(4)} MB  ${String(width).padStart(5)} ${row.seconds.toFixed(1).padStart(7)}s ${row.imagesPerSecond.toFixed(1).padStart(8)} ${String(row.peakRssMb).padStart(6)} MB  ${String(resized).padStart(7)} ${String(kept).padStart(4)} ${String(omitted).padStart(7)}  sharp threads ${result.sharpThreads}, load ${loadavg()[0]!.toFixed(1)}\n`,
         );
         await rm(output, { force: true });
       }
