@@ -11,34 +11,6 @@
  * Where the reference threw (the Responses invariant check, §8), the project
  * must reject with a HygieneError carrying the same message.
  */
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { HygieneError, sanitizeSessionHistory } from '../../lib/index.ts';
-import { loadOracleCases, stripUsage, withProjectProviderRules } from './load.ts';
+import { runDifferentialSuite } from './suite.ts';
 
-/** The oracle's frozen clock (2027-01-01T00:00:00Z): synthetic results carry it as their timestamp. */
-const NOW = 1798761600000;
-const MIN_CASES = 700;
-
-const cases = loadOracleCases('tool-calls');
-
-for (const c of cases) {
-  test(c.name, async () => {
-    const run = () => sanitizeSessionHistory(structuredClone(c.messages), { ...c.options, now: () => NOW });
-    if (c.error !== undefined) {
-      const expected = c.error;
-      await assert.rejects(run, (error: unknown) => {
-        assert.ok(error instanceof HygieneError, `${c.name}: expected a HygieneError, got ${String(error)}`);
-        assert.equal(error.message, expected, c.name);
-        return true;
-      });
-      return;
-    }
-    const actual = await run();
-    assert.deepStrictEqual(stripUsage(actual), withProjectProviderRules(c.expected ?? [], c.options), c.name);
-  });
-}
-
-test(`the tool-calls fixture holds at least ${MIN_CASES} recorded cases`, () => {
-  assert.ok(cases.length >= MIN_CASES, `only ${cases.length} cases in fixtures/oracle/tool-calls.jsonl`);
-});
+runDifferentialSuite('tool-calls', 700);

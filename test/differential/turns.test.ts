@@ -14,45 +14,18 @@
  * (which receive an assistant's usage snapshot when a merge folds it into them).
  *
  * Where the reference threw, the project must reject with a HygieneError
- * carrying the same message. A Bedrock case whose recorded answer the project's
- * Bedrock alternation rule would change (spec README, "Provider rules come
- * before the reference") is skipped; the generator is built to produce none.
+ * carrying the same message. The generator produces no Bedrock case whose
+ * recorded answer the project's Bedrock provider rules would change; a test
+ * checks that.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HygieneError, sanitizeSessionHistory } from '../../lib/index.ts';
-import { breaksBedrockAlternation, stripReplayUsage } from './generate-thinking.ts';
-import { loadOracleCases, withProjectProviderRules } from './load.ts';
+import { breaksBedrockAlternation } from './generate-thinking.ts';
+import { runDifferentialSuite } from './suite.ts';
 
-/** The oracle's frozen clock (2027-01-01T00:00:00Z): synthetic messages carry it as their timestamp. */
-const NOW = 1798761600000;
-const MIN_CASES = 400;
-
-const cases = loadOracleCases('turns');
-
-for (const c of cases) {
-  test(c.name, async () => {
-    const run = () => sanitizeSessionHistory(structuredClone(c.messages), { ...c.options, now: () => NOW });
-    if (c.error !== undefined) {
-      const expected = c.error;
-      await assert.rejects(run, (error: unknown) => {
-        assert.ok(error instanceof HygieneError, `${c.name}: expected a HygieneError, got ${String(error)}`);
-        assert.equal(error.message, expected, c.name);
-        return true;
-      });
-      return;
-    }
-    const actual = await run();
-    assert.deepStrictEqual(stripReplayUsage(actual), stripReplayUsage(withProjectProviderRules(c.expected ?? [], c.options)), c.name);
-  });
-}
-
+const cases = runDifferentialSuite('turns', 400);
 
 test('no recorded Bedrock answer breaks alternation: the generator keeps these cases out of our Bedrock provider rule', () => {
   const flagged = cases.filter((c) => breaksBedrockAlternation(c.options, c.expected)).map((c) => c.name);
   assert.deepEqual(flagged, []);
-});
-
-test(`the turns fixture holds at least ${MIN_CASES} recorded cases`, () => {
-  assert.ok(cases.length >= MIN_CASES, `only ${cases.length} cases in fixtures/oracle/turns.jsonl`);
 });
