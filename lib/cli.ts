@@ -78,6 +78,8 @@ Options:
   -o, --output FILE  write here instead of stdout (written to a temporary file and
                      renamed when complete, so a partial file never appears)
   --thinking         thinking is on for this request (request-time steps)
+  --display          for people, not a model: also remove runtime wrappers (internal
+                     context, inbound metadata, channel envelopes) from user turns
   --format F         input format: auto (default), jsonl, json
   --image-max-dimension N
                      longest side of a replayed image, in pixels (default 1200);
@@ -255,6 +257,7 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
     ...ROUTE_OPTIONS,
     output: { type: 'string', short: 'o' },
     thinking: { type: 'boolean' },
+    display: { type: 'boolean' },
     format: { type: 'string' },
     stats: { type: 'boolean' },
     'image-max-dimension': { type: 'string' },
@@ -270,6 +273,7 @@ async function runSanitize(args: string[], io: Io): Promise<number> {
   const options: HygieneOptions = {
     ...routeOf(values),
     thinking: values.thinking ?? false,
+    display: values.display ?? false,
     imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),
     imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
   };

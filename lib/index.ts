@@ -66,3 +66,4 @@ export { checkTranscript, invariantsFor, INVARIANT_RULES } from './invariants/in
 export type { CheckRoute, InvariantFamily, InvariantRule, RouteInvariants, Violation } from './invariants/index.ts';
 export type * from './types.ts';
 export type { Rule, MessageRule, BufferedRule, RuleContext, RuleMeta, RuleOutput } from './rule.ts';
+export { projectForDisplay } from '../transforms/project-display.ts';

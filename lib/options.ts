@@ -17,6 +17,8 @@ export interface HygieneOptions {
   reasoning?: boolean;
   /** Thinking is on for this request: enables the request-time trailing-prefill step where the route needs it. */
   thinking?: boolean;
+  /** Export for people rather than a model: the display projection runs last (runtime wrappers off user turns). */
+  display?: boolean;
   imageMaxDimensionPx?: number;
   imageMaxBytes?: number;
   /** Tool names the runtime still offers; calls to other tools are dropped. */
@@ -48,6 +50,7 @@ export interface ResolvedHygieneOptions {
   readonly modelId: string;
   readonly reasoning: boolean;
   readonly thinking: boolean;
+  readonly display: boolean;
   readonly imageMaxDimensionPx: number;
   readonly imageMaxBytes: number;
   readonly allowedToolNames: readonly string[] | undefined;
@@ -98,6 +101,7 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     modelId: optionalString('modelId', options.modelId),
     reasoning: optionalBoolean('reasoning', options.reasoning),
     thinking: optionalBoolean('thinking', options.thinking),
+    display: optionalBoolean('display', options.display),
     imageMaxDimensionPx: positiveInteger('imageMaxDimensionPx', options.imageMaxDimensionPx, DEFAULT_IMAGE_MAX_DIMENSION_PX),
     imageMaxBytes: positiveInteger('imageMaxBytes', options.imageMaxBytes, DEFAULT_IMAGE_MAX_BYTES),
     allowedToolNames: allowed === undefined ? undefined : Object.freeze([...allowed]),

@@ -44,6 +44,7 @@ import { mergeConsecutiveAssistantsRule } from '../transforms/merge-consecutive-
 import { stripDanglingToolCallsRule } from '../transforms/strip-dangling-tool-calls.ts';
 import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users.ts';
 import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
+import { projectDisplayRule } from '../transforms/project-display.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -97,6 +98,8 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
+  // Only with the display option: a copy for people (spec turns-images-policy.md §7), never for a model.
+  { rule: projectDisplayRule, step: 'display', when: (_policy, options) => options.display },
 ]);
 
 export interface SelectOptions {

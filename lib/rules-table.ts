@@ -28,13 +28,14 @@ export function renderRulesTable(): string {
   const columns = TABLE_ROUTES.map(({ route }) => {
     const options = resolveHygieneOptions(route);
     // Request-time steps are shown as they run when thinking is on for the request.
-    return { options, thinkingOptions: resolveHygieneOptions({ ...route, thinking: true }), policy: resolveTranscriptPolicy(options) };
+    return { options, thinkingOptions: resolveHygieneOptions({ ...route, thinking: true, display: true }), policy: resolveTranscriptPolicy(options) };
   });
   const header = `| rule | step | ${TABLE_ROUTES.map((c) => c.label).join(' | ')} |`;
   const divider = `|---|---|${TABLE_ROUTES.map(() => ':-:').join('|')}|`;
   const rows = STAGES.map((entry) => {
-    const cells = columns.map(({ policy, options, thinkingOptions }) => (entry.when(policy, entry.requestTime ? thinkingOptions : options) ? '✓' : ''));
-    const step = entry.requestTime ? `${entry.step} (with thinking)` : entry.step;
+    const optional = entry.requestTime === true || entry.step === 'display';
+    const cells = columns.map(({ policy, options, thinkingOptions }) => (entry.when(policy, optional ? thinkingOptions : options) ? '✓' : ''));
+    const step = entry.requestTime ? `${entry.step} (with --thinking)` : entry.step === 'display' ? 'display (with --display)' : entry.step;
     return `| \`${entry.rule.meta.name}\` | ${step} | ${cells.join(' | ')} |`;
   });
   const legend = STAGES.map((entry) => `- \`${entry.rule.meta.name}\`: ${entry.rule.meta.summary}`);

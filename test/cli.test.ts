@@ -180,3 +180,16 @@ describe('the installed command', () => {
     assert.match(stderr, /<stdin>:1: not valid JSON/);
   });
 });
+
+describe('sanitize --display', () => {
+  test('removes runtime wrappers from user turns only when asked', async () => {
+    const wrapped = 'hello\n<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nsecret runtime notes\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>\nbye';
+    const input = JSON.stringify({ role: 'user', content: wrapped, timestamp: 1 }) + '\n';
+    const plain = await run(['sanitize', ...route], input);
+    assert.equal(plain.code, EXIT.ok, plain.stderr);
+    assert.equal((JSON.parse(plain.stdout) as { content: string }).content, wrapped, 'the replay copy keeps user text verbatim (spec §7)');
+    const display = await run(['sanitize', ...route, '--display'], input);
+    assert.equal(display.code, EXIT.ok, display.stderr);
+    assert.equal((JSON.parse(display.stdout) as { content: string }).content, 'hello\n\nbye');
+  });
+});
