@@ -3,7 +3,7 @@
  *
  * It generates one 100k-message session (with payloads at a quarter of the full bench's
  * size, so each run takes seconds), then runs the floor and two representative routes
- * (anthropic, openai-responses) twice each, interleaved, and keeps each one's best time.
+ * (anthropic, openai-responses) three times each, interleaved, and keeps each one's best time.
  * It fails (exit 1) when a route's throughput ratio to the floor falls more than 15% below
  * bench/baseline.json, or when the anthropic run's peak RSS exceeds the baseline by more
  * than 25%. `--update` rewrites the baseline from this run.
@@ -24,7 +24,7 @@ interface Baseline {
 
 const RATIO_TOLERANCE = 0.15;
 const RSS_TOLERANCE = 0.25;
-const ROUNDS = 2;
+const ROUNDS = 3;
 const GATED = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
 
 const { values } = parseArgs({ options: { update: { type: 'boolean' } } });
