@@ -1,7 +1,7 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import sharp, { type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { deflateSync } from 'node:zlib';
 import {
   ImageError,
@@ -29,30 +29,10 @@ import {
   type ImageCodec,
   type ImageSize,
 } from '../../lib/images.ts';
+import { texture } from '../helpers/images.ts';
 
 const LIMITS = { maxDimensionPx: 1200, maxBytes: 5 * 1024 * 1024 };
 
-/** A deterministic texture: a gradient under seeded noise of `grain` levels (0 = smooth, 255 = pure noise). */
-function texture(width: number, height: number, options: { channels?: 3 | 4; grain?: number; seed?: number } = {}): Sharp {
-  const channels = options.channels ?? 3;
-  const grain = options.grain ?? 32;
-  const pixels = Buffer.allocUnsafe(width * height * channels);
-  let state = (options.seed ?? 1) >>> 0 || 1;
-  let i = 0;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      const noise = grain === 0 ? 0 : (state >>> 0) % grain;
-      pixels[i++] = ((x * 255) / width + noise) & 255;
-      pixels[i++] = ((y * 255) / height + noise) & 255;
-      pixels[i++] = (((x + y) * 127) / (width + height) + noise) & 255;
-      if (channels === 4) pixels[i++] = 255 - (noise & 127);
-    }
-  }
-  return sharp(pixels, { raw: { width, height, channels } });
-}
 
 describe('estimateBase64DecodedBytes', () => {
   const cases: Array<[string, string, number]> = [
