@@ -7,8 +7,16 @@
  * directory, runs the floor once and each route once, each in its own process, and
  * reports MB/s, messages/s, peak RSS and the ratio. Results go to bench/results.json.
  *
- * Options: --sizes 10000,100000 (default 10000,100000,1000000), --keep (keep the files),
- * --dir DIR (where to generate; default the OS temporary directory).
+ * Then the image-heavy case: bench/images.ts in its `pipeline` mode (the command's path, every
+ * rule of the anthropic route) on sessions with 500 and 2,000 images of 1-4 MB among 25 messages
+ * per image, at image concurrency 1, 2 and 4: images per second and peak RSS, which must stay
+ * under 400 MB and flat from 500 to 2,000 images (the run fails otherwise).
+ *
+ * Every case runs in a child with the command's process settings (bench/cli-settings.ts).
+ *
+ * Options: --sizes 10000,100000 (default 10000,100000,1000000), --images 500,2000 (image
+ * counts; --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
+ * files), --dir DIR (where to generate; default the OS temporary directory).
  *
  * Read the ratio, not the MB/s: these machines are noisy, and both sides move together.
  * A ratio above 1 means the pipeline is faster than parsing and stringifying every line,
@@ -21,7 +29,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { generateSession } from './generate.ts';
-import { ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
+import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
+import { runImageBench, type ImageRow } from './image-case.ts';
 
 interface Row {
   case: string;
@@ -34,8 +43,12 @@ interface Row {
   ratioToFloor: number | null;
 }
 
-const { values } = parseArgs({ options: { sizes: { type: 'string' }, keep: { type: 'boolean' }, dir: { type: 'string' } } });
-const sizes = (values.sizes ?? '10000,100000,1000000').split(',').map(Number);
+const { values } = parseArgs({
+  options: { sizes: { type: 'string' }, images: { type: 'string' }, 'image-concurrency': { type: 'string' }, keep: { type: 'boolean' }, dir: { type: 'string' } },
+});
+const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
+const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
+const IMAGE_PEAK_LIMIT_MB = 400;
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
 const rows: Row[] = [];
 
@@ -60,6 +73,7 @@ function print(r: Row): void {
 }
 
 try {
+  process.stdout.write(`process settings: ${PROCESS_SETTINGS_LABEL}\n`);
   process.stdout.write(`${'case'.padEnd(34)} messages    size     throughput     messages      peak   to floor\n`);
   for (const size of sizes) {
     const input = path.join(dir, `session-${size}.jsonl`);
@@ -86,10 +100,34 @@ try {
     }
     if (!values.keep) await rm(input, { force: true });
   }
-  process.stdout.write('image-heavy case: see npm run bench:images (2,000 images among 50,000 messages)\n');
+  let imageRows: ImageRow[] = [];
+  if (imageSizes.length > 0) {
+    process.stdout.write(`\nimage-heavy sessions (bench/images.ts, pipeline mode; 25 messages per image):\n`);
+    imageRows = await runImageBench({ sizes: imageSizes, concurrency: values['image-concurrency'] ?? '1,2,4', dir: values.dir, keep: values.keep ?? false });
+  }
   const resultsPath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
-  await writeFile(resultsPath, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + '\n');
+  await writeFile(resultsPath, JSON.stringify({ date: new Date().toISOString(), node: process.version, processSettings: PROCESS_SETTINGS_LABEL, rows, imageRows }, null, 2) + '\n');
   process.stdout.write(`wrote ${resultsPath}\n`);
+  const failures = imageFailures(imageRows);
+  for (const failure of failures) process.stdout.write(`FAIL ${failure}\n`);
+  if (failures.length > 0) process.exitCode = 1;
 } finally {
   if (!values.keep) await rm(dir, { recursive: true, force: true });
+}
+
+/** The image case's requirements: peak RSS under the limit, and not growing with the session. */
+function imageFailures(imageRows: readonly ImageRow[]): string[] {
+  const failures: string[] = [];
+  for (const r of imageRows) {
+    if (r.peakRssMb >= IMAGE_PEAK_LIMIT_MB) failures.push(`image case ${r.images} images, concurrency ${r.concurrency}: peak RSS ${r.peakRssMb} MB (limit ${IMAGE_PEAK_LIMIT_MB} MB)`);
+  }
+  const smallest = Math.min(...imageRows.map((r) => r.images));
+  for (const r of imageRows) {
+    const small = imageRows.find((o) => o.images === smallest && o.concurrency === r.concurrency);
+    // 10% slack: the peak moves by a few MB between runs of the same size.
+    if (small !== undefined && r.images > smallest && r.peakRssMb > small.peakRssMb * 1.1) {
+      failures.push(`image case concurrency ${r.concurrency}: peak RSS grew from ${small.peakRssMb} MB (${smallest} images) to ${r.peakRssMb} MB (${r.images} images)`);
+    }
+  }
+  return failures;
 }

@@ -71,6 +71,7 @@ import { StatsRecorder } from '../lib/stats.ts';
 import { resolveHygieneOptions } from '../lib/options.ts';
 import { resolveTranscriptPolicy } from '../lib/policy.ts';
 import { sanitizeImagesRule } from '../transforms/sanitize-images.ts';
+import { cliChildSettings } from './cli-settings.ts';
 
 const ROUTE = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };
 const MESSAGES_PER_IMAGE = 25;
@@ -86,6 +87,7 @@ const { values, positionals } = parseArgs({
     'sharp-threads': { type: 'string' },
     'malloc-arena-max': { type: 'string' },
     'max-old-space-size': { type: 'string' },
+    'node-defaults': { type: 'boolean' },
     dir: { type: 'string' },
     keep: { type: 'boolean' },
     'no-verify': { type: 'boolean' },
@@ -269,12 +271,29 @@ interface ChildResult {
 const run = promisify(execFile);
 const self = fileURLToPath(import.meta.url);
 
+/**
+ * The child's node flags and environment: the command's own (bench/cli-settings.ts) unless
+ * --node-defaults; --malloc-arena-max and --max-old-space-size override either.
+ */
+function childSettings(): { execArgv: string[]; env: NodeJS.ProcessEnv; label: string } {
+  const base = values['node-defaults'] ? { execArgv: [], env: { ...process.env }, label: "node's defaults" } : cliChildSettings();
+  let execArgv = [...base.execArgv];
+  const env = { ...base.env };
+  if (values['node-defaults']) delete env.MALLOC_ARENA_MAX;
+  if (values['max-old-space-size'] !== undefined) {
+    execArgv = execArgv.filter((flag) => !flag.startsWith('--max-old-space-size'));
+    execArgv.push(`--max-old-space-size=${values['max-old-space-size']}`);
+  }
+  if (values['malloc-arena-max'] !== undefined) env.MALLOC_ARENA_MAX = values['malloc-arena-max'];
+  const label = `MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX ?? 'unset'} ${execArgv.join(' ') || '(no heap flag)'}${values['node-defaults'] ? '' : " (the command's settings)"}`;
+  return { execArgv, env, label };
+}
+const settings = childSettings();
+
 async function runCase(mode: string, input: string, output: string, concurrency: number): Promise<ChildResult> {
-  const heap = values['max-old-space-size'] === undefined ? [] : [`--max-old-space-size=${values['max-old-space-size']}`];
-  const args = [...heap, '--import', 'tsx', self, '--child', mode, input, output, String(concurrency)];
+  const args = [...settings.execArgv, '--import', 'tsx', self, '--child', mode, input, output, String(concurrency)];
   if (values['sharp-threads'] !== undefined) args.push('--sharp-threads', values['sharp-threads']);
-  const env = values['malloc-arena-max'] === undefined ? process.env : { ...process.env, MALLOC_ARENA_MAX: values['malloc-arena-max'] };
-  const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 24, env });
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 24, env: settings.env });
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as ChildResult;
 }
@@ -310,8 +329,7 @@ const modes = (values.modes ?? 'stage,pipeline').split(',');
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-images-'));
 process.stdout.write(
   `image bench: ${availableParallelism()} cores, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, ` +
-    `sharp threads ${values['sharp-threads'] ?? "sharp's default (per row)"}, MALLOC_ARENA_MAX=${values['malloc-arena-max'] ?? process.env.MALLOC_ARENA_MAX ?? 'unset'}, ` +
-    `--max-old-space-size=${values['max-old-space-size'] ?? 'default'}, load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}, node ${process.version}\n`,
+    `sharp threads ${values['sharp-threads'] ?? "sharp's default (per row)"}, ${settings.label}, load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}, node ${process.version}\n`,
 );
 
 try {
@@ -358,7 +376,7 @@ try {
     }
     if (!values.keep) await rm(input, { force: true });
   }
-  process.stdout.write(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: availableParallelism(), rows })}\n`);
+  process.stdout.write(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: availableParallelism(), settings: settings.label, rows })}\n`);
 } finally {
   if (!values.keep) await rm(dir, { recursive: true, force: true });
 }

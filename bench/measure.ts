@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliChildSettings } from './cli-settings.ts';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
@@ -26,8 +27,12 @@ export interface Measurement {
   messages: number;
 }
 
+/** Every case, the floor included, runs under the command's process settings. */
+const settings = cliChildSettings();
+export const PROCESS_SETTINGS_LABEL = settings.label;
+
 async function child(script: string, args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(benchDir, script), ...args], { maxBuffer: 1 << 24 });
+  const { stdout } = await run(process.execPath, [...settings.execArgv, '--import', 'tsx', path.join(benchDir, script), ...args], { maxBuffer: 1 << 24, env: settings.env });
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
 }

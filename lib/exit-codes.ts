@@ -1,3 +1,5 @@
+import { OUT_OF_MEMORY_EXIT } from './process-settings.js';
+
 /** Exit codes of the `transcript-hygiene` command; each failure class has its own. */
 export const EXIT = Object.freeze({
   ok: 0,
@@ -19,6 +21,8 @@ export const EXIT = Object.freeze({
   inputEmpty: 8,
   /** Another process holds the session's lock file (repair) past the wait. */
   locked: 9,
+  /** The run needed more heap than its limit (TRANSCRIPT_HYGIENE_HEAP_MB); the bin reports it. */
+  outOfMemory: OUT_OF_MEMORY_EXIT,
   /** A bug: a rule failed unexpectedly. */
   internal: 70,
 });

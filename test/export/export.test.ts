@@ -162,6 +162,19 @@ describe('exportSessions over a directory of 200 sessions', () => {
       child.on('exit', (_code, signal) => resolve({ signal, lines }));
     });
     assert.equal(killed.signal, 'SIGKILL', `killed after ${killed.lines} lines`);
+    // The command works in a child process (lib/process-settings.js), which notices its command's
+    // death through a pipe and goes too: the pid in the lock file stops existing.
+    const holder = Number((await readFile(path.join(out, LOCK_NAME), 'utf8')).split(' ')[0]);
+    let alive = true;
+    for (let waited = 0; alive && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      try {
+        process.kill(holder, 0);
+      } catch {
+        alive = false;
+      }
+    }
+    assert.equal(alive, false, `the working process ${holder} outlived its command`);
     const resumed = await promisify(execFile)(process.execPath, args, { cwd: root }).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,

@@ -1,0 +1,63 @@
+// The process settings the command runs under, in plain JavaScript: bin/transcript-hygiene.js
+// reads them before tsx is loaded, so that a run which needs no re-exec pays nothing for it.
+//
+// Why re-exec at all: two settings decide the peak RSS of an image-heavy run and can only be
+// given when a process starts.
+// - MALLOC_ARENA_MAX=2: glibc gives each thread that decodes an image (libuv's pool, libvips'
+//   workers) an arena of its own, and an arena keeps the freed pixel buffers mapped.
+// - --max-old-space-size: V8 sizes its first old-generation limits from the heap's maximum;
+//   with the default maximum (about 4 GB on a 24 GB machine) the reader's multi-MB line strings
+//   pile up as garbage before a full collection. 1024 MB measured the same peak as 384 MB on the
+//   image benchmark (bench/images.ts) and leaves room for single lines of a few hundred MB.
+
+/** Set in the re-executed child, so it does not re-exec again. */
+export const TUNED_MARK = 'TRANSCRIPT_HYGIENE_TUNED';
+/** The child's end of a pipe to the command, which closes when the command dies. */
+export const LIFELINE_ENV = 'TRANSCRIPT_HYGIENE_LIFELINE_FD';
+/** Overrides the heap limit, in MB; 0 leaves V8's default. */
+export const HEAP_LIMIT_ENV = 'TRANSCRIPT_HYGIENE_HEAP_MB';
+export const DEFAULT_HEAP_LIMIT_MB = 1024;
+export const DEFAULT_MALLOC_ARENA_MAX = '2';
+/** The exit code when the child ran out of its heap (V8 aborts it with SIGABRT). */
+export const OUT_OF_MEMORY_EXIT = 10;
+
+/** Commands that print and exit: they need no tuning and no second start-up. */
+const LIGHT_COMMANDS = new Set([undefined, 'help', '--help', '-h', 'policy', '--version', '-v']);
+
+/**
+ * The child's node flags and environment, or undefined when this process should run the
+ * command itself (already tuned, a light command, or the user's own settings cover both).
+ *
+ * @param {readonly string[]} args the command's arguments (argv after the script)
+ * @param {NodeJS.ProcessEnv} env
+ * @param {readonly string[]} execArgv node's own flags of this process
+ * @returns {{ execArgv: string[], env: NodeJS.ProcessEnv, heapLimitMb: number | undefined } | undefined}
+ */
+export function tunedProcessSettings(args, env, execArgv) {
+  if (env[TUNED_MARK] === '1' || LIGHT_COMMANDS.has(args[0]) || args.includes('--help') || args.includes('-h')) return undefined;
+  const userHeapFlag = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--max-old-space-size(=|$)/.test(flag));
+  const requested = env[HEAP_LIMIT_ENV];
+  const heapLimitMb = userHeapFlag ? undefined : requested === undefined || requested === '' ? DEFAULT_HEAP_LIMIT_MB : Number(requested);
+  if (heapLimitMb !== undefined && !(Number.isInteger(heapLimitMb) && heapLimitMb >= 0)) {
+    throw new Error(`${HEAP_LIMIT_ENV} must be a whole number of MB (0 for node's default), got ${JSON.stringify(requested)}`);
+  }
+  const heapFlags = heapLimitMb ? [`--max-old-space-size=${heapLimitMb}`] : [];
+  if (heapFlags.length === 0 && env.MALLOC_ARENA_MAX !== undefined) return undefined;
+  return {
+    execArgv: [...execArgv, ...heapFlags],
+    env: { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? DEFAULT_MALLOC_ARENA_MAX, [TUNED_MARK]: '1' },
+    heapLimitMb: heapLimitMb || undefined,
+  };
+}
+
+/**
+ * The one line printed when the child ran out of heap.
+ *
+ * @param {number | undefined} heapLimitMb
+ * @returns {string}
+ */
+export function outOfMemoryMessage(heapLimitMb) {
+  const limit = heapLimitMb === undefined ? "node's heap limit" : `its ${heapLimitMb} MB heap limit`;
+  const next = heapLimitMb === undefined ? 4096 : heapLimitMb * 2;
+  return `transcript-hygiene: the run ran out of memory (${limit}) and stopped, no output file was replaced; run it again with ${HEAP_LIMIT_ENV}=${next}`;
+}

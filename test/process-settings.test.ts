@@ -1,0 +1,159 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings } from '../lib/process-settings.js';
+import { EXIT } from '../lib/exit-codes.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'bin/transcript-hygiene.js');
+const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
+const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
+
+describe('tunedProcessSettings', () => {
+  test('a working command gets the heap limit and MALLOC_ARENA_MAX, and the mark that stops a second re-exec', () => {
+    const settings = tunedProcessSettings(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
+    assert.deepEqual(settings, {
+      execArgv: ['--no-warnings', `--max-old-space-size=${DEFAULT_HEAP_LIMIT_MB}`],
+      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', [TUNED_MARK]: '1' },
+      heapLimitMb: DEFAULT_HEAP_LIMIT_MB,
+    });
+    assert.equal(tunedProcessSettings(['sanitize'], settings!.env, settings!.execArgv), undefined);
+  });
+
+  test('commands that only print run in place', () => {
+    for (const args of [[], ['help'], ['--help'], ['policy', '--provider', 'x'], ['sanitize', '--help'], ['export', '-h']]) {
+      assert.equal(tunedProcessSettings(args, {}, []), undefined, args.join(' '));
+    }
+  });
+
+  test("the user's own settings win", () => {
+    assert.equal(tunedProcessSettings(['check'], { MALLOC_ARENA_MAX: '8', NODE_OPTIONS: '--max-old-space-size=300' }, []), undefined);
+    const arena = tunedProcessSettings(['check'], { MALLOC_ARENA_MAX: '8' }, []);
+    assert.equal(arena!.env.MALLOC_ARENA_MAX, '8');
+    assert.deepEqual(arena!.execArgv, [`--max-old-space-size=${DEFAULT_HEAP_LIMIT_MB}`]);
+    const heap = tunedProcessSettings(['check'], {}, ['--max-old-space-size=300']);
+    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300']);
+    assert.equal(heap!.heapLimitMb, undefined);
+    assert.deepEqual(tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!.execArgv, ['--max-old-space-size=2048']);
+    assert.deepEqual(tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, []);
+    assert.equal(tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '0', MALLOC_ARENA_MAX: '2' }, []), undefined);
+  });
+
+  test('a heap limit that is not a whole number of MB is refused', () => {
+    assert.throws(() => tunedProcessSettings(['sanitize'], { [HEAP_LIMIT_ENV]: '1.5g' }, []), /TRANSCRIPT_HYGIENE_HEAP_MB must be a whole number of MB/);
+  });
+
+  test('the out-of-memory line says what to do next', () => {
+    assert.equal(
+      outOfMemoryMessage(1024),
+      'transcript-hygiene: the run ran out of memory (its 1024 MB heap limit) and stopped, no output file was replaced; run it again with TRANSCRIPT_HYGIENE_HEAP_MB=2048',
+    );
+    assert.match(outOfMemoryMessage(undefined), /node's heap limit.*=4096$/);
+  });
+});
+
+describe('the command re-executes itself with those settings', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'th-process-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the process that does the work has MALLOC_ARENA_MAX=2 and the heap limit', async () => {
+    // A preload (through NODE_OPTIONS, which the child inherits) records what the tuned process sees.
+    const probe = path.join(dir, 'probe.cjs');
+    const seen = path.join(dir, 'seen.json');
+    await writeFile(
+      probe,
+      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `--require ${probe}` };
+    delete env.MALLOC_ARENA_MAX;
+    delete env[TUNED_MARK];
+    delete env[HEAP_LIMIT_ENV];
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env });
+    assert.equal(stdout.trim().split('\n').length, 8);
+    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; limitMb: number };
+    assert.equal(recorded.arena, '2');
+    // heap_size_limit is the old space plus the young generation's semi-spaces.
+    assert.ok(recorded.limitMb >= DEFAULT_HEAP_LIMIT_MB && recorded.limitMb < DEFAULT_HEAP_LIMIT_MB + 100, `heap limit ${recorded.limitMb} MB`);
+  });
+
+  test('a run out of heap ends with one line and its own exit code', async () => {
+    const big = path.join(dir, 'big.jsonl');
+    const line = JSON.stringify({ role: 'user', content: 'x'.repeat(20_000_000) });
+    await writeFile(big, `${line}\n${line}\n${line}\n`);
+    const env: NodeJS.ProcessEnv = { ...process.env, [HEAP_LIMIT_ENV]: '40' };
+    delete env[TUNED_MARK];
+    const child = spawn(process.execPath, [bin, 'sanitize', big, ...route, '--output', path.join(dir, 'out.jsonl')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, EXIT.outOfMemory);
+    assert.match(stderr.trimEnd().split('\n').at(-1)!, /^transcript-hygiene: the run ran out of memory \(its 40 MB heap limit\).*TRANSCRIPT_HYGIENE_HEAP_MB=80$/);
+    await assert.rejects(readFile(path.join(dir, 'out.jsonl')), { code: 'ENOENT' });
+  });
+
+  /**
+   * Starts the command on a FIFO that this test keeps open for writing, so its input never
+   * ends (a ChildProcess's own stdin pipe is closed when the child exits), and returns it with
+   * the pid of its working child.
+   */
+  async function startWorking(): Promise<{ command: ReturnType<typeof spawn>; worker: number; input: FileHandle }> {
+    const fifo = path.join(dir, `input-${Date.now()}.fifo`);
+    await promisify(execFile)('mkfifo', [fifo]);
+    const input = await open(fifo, 'r+'); // read-write: opening does not wait for a reader
+    await input.write(JSON.stringify({ role: 'user', content: 'hi' }) + '\n');
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env[TUNED_MARK];
+    const command = spawn(process.execPath, [bin, 'sanitize', fifo, ...route], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+    // The working process is the command's child (Linux lists it in /proc).
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const children = await readFile(`/proc/${command.pid}/task/${command.pid}/children`, 'utf8').catch(() => '');
+      if (children.trim() !== '') return { command, worker: Number(children.trim().split(/\s+/)[0]), input };
+    }
+    command.kill('SIGKILL');
+    await input.close();
+    throw new Error('the command started no working process');
+  }
+
+  async function gone(pid: number): Promise<boolean> {
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return false;
+  }
+
+  test('a signal sent to the command reaches the process doing the work', async () => {
+    const { command, worker, input } = await startWorking();
+    command.kill('SIGTERM');
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => command.on('exit', (c, s) => resolve([c, s])));
+    assert.equal(code, null);
+    assert.equal(signal, 'SIGTERM');
+    assert.throws(() => process.kill(worker, 0), { code: 'ESRCH' }, 'the working process is gone too');
+    await input.close();
+  });
+
+  test('a command killed outright (SIGKILL) takes the working process with it', async () => {
+    const { command, worker, input } = await startWorking();
+    command.kill('SIGKILL');
+    await new Promise((resolve) => command.on('exit', resolve));
+    const died = await gone(worker);
+    if (!died) process.kill(worker, 'SIGKILL');
+    await input.close();
+    assert.equal(died, true, `the working process ${worker} outlived its command`);
+  });
+});
