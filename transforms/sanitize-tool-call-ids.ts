@@ -26,6 +26,7 @@ import type { ContentBlock, Message } from '../lib/types.ts';
 import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
 import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
+import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
 import {
   allowProviderOwnedThinkingReplay,
   hasToolCallInput,
@@ -78,8 +79,15 @@ export function sanitizeToolCallId(id: unknown, mode: ToolCallIdSanitizeMode): s
   return alnum.length > 0 ? alnum : 'sanitizedtoolid';
 }
 
+/** The ids taken so far: a Set<string>, or the fold's HashedIdSet (lib/hashed-ids.ts). */
+export interface UsedIds {
+  has(id: string): boolean;
+  add(id: string): unknown;
+}
+
 /** Takes `candidate` when it is free: adds it to `used`. */
-function claim(used: Set<string>, candidate: string): boolean {
+function claim(used: UsedIds, candidate: string): boolean {
+  if (used instanceof HashedIdSet) return used.claim(candidate); // one hash instead of two
   if (used.has(candidate)) return false;
   used.add(candidate);
   return true;
@@ -88,7 +96,7 @@ function claim(used: Set<string>, candidate: string): boolean {
 /** `makeUniqueToolId(seed, used, mode)` (§5.4): allocates an id not in `used` and adds it there. */
 export function makeUniqueToolId(
   seed: string,
-  used: Set<string>,
+  used: UsedIds,
   mode: ToolCallIdSanitizeMode,
   now: () => number = Date.now,
 ): string {
@@ -245,9 +253,10 @@ export type ToolCallIdCounter = 'idsRewritten' | 'resultsRewritten' | 'orphanRes
 
 /** The left-to-right fold of §5.1: one instance per transcript. */
 export class ToolCallIdFold {
-  private readonly used: Set<string>;
-  private readonly assistantOccurrences = new Map<string, number>();
-  private readonly orphanOccurrences = new Map<string, number>();
+  // Transcript-wide, one entry per call: hashed, so a 1M-message session costs a few MB (lib/hashed-ids.ts).
+  private readonly used: HashedIdSet;
+  private readonly assistantOccurrences = new HashedIdCounter();
+  private readonly orphanOccurrences = new HashedIdCounter();
   private readonly pendingByRawId = new Map<string, string[]>();
   private readonly mode: ToolCallIdSanitizeMode;
   private readonly openaiStyle: boolean;
@@ -264,7 +273,7 @@ export class ToolCallIdFold {
     this.openaiStyle = options.duplicateToolCallIdStyle === 'openai';
     this.preserveNative = options.preserveNativeAnthropicToolUseIds === true;
     this.now = options.now ?? Date.now;
-    this.used = new Set(reserved);
+    this.used = new HashedIdSet(reserved);
   }
 
   /** The message with its ids resolved; `preserved` marks a replay-safe thinking turn (§5.5). */
@@ -308,8 +317,7 @@ export class ToolCallIdFold {
 
   /** §5.2. */
   private resolveCallId(raw: string): string {
-    const occurrence = (this.assistantOccurrences.get(raw) ?? 0) + 1;
-    this.assistantOccurrences.set(raw, occurrence);
+    const occurrence = this.assistantOccurrences.increment(raw);
     const used = this.used;
     if (this.openaiStyle) {
       if (occurrence > 1) {
@@ -334,8 +342,7 @@ export class ToolCallIdFold {
       resolved = queue.shift()!;
       if (queue.length === 0) this.pendingByRawId.delete(raw);
     } else {
-      const n = (this.orphanOccurrences.get(raw) ?? 0) + 1;
-      this.orphanOccurrences.set(raw, n);
+      const n = this.orphanOccurrences.increment(raw);
       this.onCount?.('orphanResultIds', 1);
       // Oracle: a kept native orphan id is taken into `used` like any allocated id.
       if (this.preserveNative && n === 1 && ANTHROPIC_NATIVE_ID.test(raw) && claim(this.used, raw)) resolved = raw;
