@@ -240,6 +240,11 @@ export function deriveRawLine(original: Message, copy: Message, replacements: Re
   return true;
 }
 
+/** Whether the message still has its original line (deriveRawLine can only patch one that does). */
+export function hasRawLine(message: Message): boolean {
+  return rawLines.has(message);
+}
+
 /** A JSON `"key":value` fragment as JSON.stringify writes it, for deriveRawLine. */
 export function jsonMember(key: string, value: unknown): string {
   return JSON.stringify(key) + ':' + JSON.stringify(value);

@@ -9,6 +9,7 @@ import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import type { Emit } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
+import { deriveRawLine, hasRawLine } from '../lib/jsonl.ts';
 
 /** What an assistant turn emptied by a thinking rule holds instead (thinking.md, conventions). */
 export const OMITTED_REASONING_TEXT = '[assistant reasoning omitted]';
@@ -89,7 +90,31 @@ export function withoutBlocks(
   if (kept === undefined) return { message, removed: 0, placeholder: false };
   const removed = content.length - kept.length;
   if (kept.length === 0) return { message: { ...message, content: omittedReasoningContent() }, removed, placeholder: true };
-  return { message: { ...message, content: kept as ContentBlock[] }, removed, placeholder: false };
+  const copy = { ...message, content: kept as ContentBlock[] };
+  if (hasRawLine(message)) deriveRawLine(message, copy, removalEdits(content, drop));
+  return { message: copy, removed, placeholder: false };
+}
+
+/**
+ * The text edits that take the dropped blocks out of the original line, so the turn is not
+ * stringified again (the thinking rules drop blocks from most assistant turns of a long
+ * session). Each fragment is the block as JSON.stringify writes it with one adjacent comma:
+ * the one after it when a kept block follows, else the one before it, so fragments never
+ * share a comma. deriveRawLine applies them only when each occurs exactly once.
+ */
+function removalEdits(content: readonly unknown[], drop: (block: unknown) => boolean): Array<[string, string]> {
+  const edits: Array<[string, string]> = [];
+  let keptAfter = false;
+  for (let i = content.length - 1; i >= 0; i--) {
+    const block = content[i];
+    if (!drop(block)) {
+      keptAfter = true;
+      continue;
+    }
+    const json = JSON.stringify(block);
+    edits.push([keptAfter ? json + ',' : ',' + json, '']);
+  }
+  return edits;
 }
 
 /**

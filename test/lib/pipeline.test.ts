@@ -10,6 +10,7 @@ import { STAGES, selectRules } from '../../lib/pipeline.ts';
 import { resolveHygieneOptions } from '../../lib/options.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { readJsonlMessages } from '../../lib/jsonl.ts';
+import { sanitizeStream } from '../../lib/run.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -76,6 +77,49 @@ describe('sanitizeSessionHistory and createHygieneStream run the same stages', a
         assert.deepEqual(fromStream.value.out, fromArray.value, name);
         assert.deepEqual(fromStream.value.stats, arrayStats, `${name}: stats`);
       }
+    });
+  }
+});
+
+function isRecordLike(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** JSONL text in, JSONL text out: the path where untouched lines are copied and edited lines patched. */
+async function viaText(messages: readonly unknown[], options: HygieneOptions): Promise<string> {
+  let text = '';
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      text += chunk.toString();
+      callback();
+    },
+  });
+  const lines = messages.map((m) => JSON.stringify(m) + '\n');
+  await sanitizeStream({ input: Readable.from([lines.join('')]), output, options, format: 'jsonl' });
+  return text;
+}
+
+describe('the JSONL path writes what stringifying the array result writes', async () => {
+  const transcripts = await fixtureTranscripts();
+  for (const route of ROUTES) {
+    const options = { ...route, now: () => 1798761600000 };
+    // Lines written by JSON.stringify: a copied line, or one patched in place (ids rewritten,
+    // thinking blocks dropped), must be the same bytes as the stringified result.
+    test(`every fixture, ${route.provider}/${route.modelApi}`, async () => {
+      let compared = 0;
+      for (const [name, messages] of transcripts) {
+        // A JSONL line with a `type` and no role is a session entry to the reader (README), not a message.
+        const objects = messages.filter((m) => isRecordLike(m) && !(typeof m.type === 'string' && m.role === undefined) && m.type !== 'message');
+        const fromArray = await outcome(() => sanitizeSessionHistory(structuredClone(objects), options));
+        const fromText = await outcome(() => viaText(objects, options));
+        if ('error' in fromArray || 'error' in fromText) {
+          assert.deepEqual(fromText, fromArray, name);
+          continue;
+        }
+        assert.equal(fromText.value, fromArray.value.map((m) => JSON.stringify(m) + '\n').join(''), name);
+        compared++;
+      }
+      assert.ok(compared > 100, `${compared} transcripts compared`);
     });
   }
 });
