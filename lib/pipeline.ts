@@ -44,6 +44,7 @@ import { mergeConsecutiveAssistantsRule } from '../transforms/merge-consecutive-
 import { stripDanglingToolCallsRule } from '../transforms/strip-dangling-tool-calls.ts';
 import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users.ts';
 import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
+import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 
 export interface StageEntry {
@@ -96,6 +97,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     step: 'validate',
     when: (policy) => policy.validateAnthropicTurns && policy.mergeConsecutiveUserTurns,
   },
+  { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
   // Only with the display option: a copy for people (spec turns-images-policy.md §7), never for a model.

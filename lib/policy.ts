@@ -86,6 +86,13 @@ export interface TranscriptPolicy {
    * §8.5; observed with the oracle).
    */
   readonly stripAllThinkingBlocks: boolean;
+  /**
+   * Routes that send calls as Anthropic `tool_use` blocks, whose ids must match a pattern, the
+   * ids the sanitizer keeps verbatim included (our provider rule): `'anthropic'`
+   * (`^[a-zA-Z0-9_-]+$`: `anthropic-messages`, verified OpenRouter Anthropic models), `'bedrock'`
+   * (the same, 1 to 64 characters: `bedrock-converse-stream`), or false.
+   */
+  readonly enforceToolUseIdPattern: 'anthropic' | 'bedrock' | false;
 }
 
 export interface TranscriptRoute {
@@ -110,7 +117,8 @@ type ProjectField =
   | 'stripTrailingPrefillWhenThinking'
   | 'mergeConsecutiveUserTurns'
   | 'insertBedrockBootstrapTurn'
-  | 'stripAllThinkingBlocks';
+  | 'stripAllThinkingBlocks'
+  | 'enforceToolUseIdPattern';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -429,6 +437,8 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     mergeConsecutiveUserTurns: !(policy.appendOnlyRuntimeContext && route.modelApi === 'anthropic-messages'),
     insertBedrockBootstrapTurn: route.modelApi === 'bedrock-converse-stream',
     stripAllThinkingBlocks: route.provider === 'github-copilot' && (route.modelApi === 'anthropic-messages' || RESPONSES_APIS.has(route.modelApi)),
+    enforceToolUseIdPattern:
+      route.modelApi === 'bedrock-converse-stream' ? 'bedrock' : route.modelApi === 'anthropic-messages' || isVerifiedOpenRouterAnthropic(route) ? 'anthropic' : false,
   };
 }
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RecordedCase } from './cases.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
 import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
 import type { Message } from '../../lib/types.ts';
 
@@ -85,11 +86,13 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
 /**
  * The reference's answer as the project must give it: with our own provider rules that run
  * after every reference step applied to it (spec/README.md, "Provider rules come before the
- * reference"). Today that is one rule, drop-orphaned-tool-results; each case it changes is a
- * transcript the provider would have rejected.
+ * reference"). Today those are enforce-tool-use-id-pattern and drop-orphaned-tool-results, in
+ * the pipeline's order; each case they change is a transcript the provider would have rejected.
  */
 export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const policy = resolveTranscriptPolicy(options);
-  if (!dropOrphanedToolResultsEnabled(policy)) return [...expected];
-  return dropOrphanedToolResults(expected as Message[]).messages;
+  let out = [...expected] as Message[];
+  if (policy.enforceToolUseIdPattern !== false) out = enforceToolUseIdPattern(out, policy.enforceToolUseIdPattern);
+  if (dropOrphanedToolResultsEnabled(policy)) out = dropOrphanedToolResults(out).messages;
+  return out;
 }

@@ -74,6 +74,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   mergeConsecutiveUserTurns: true,
   insertBedrockBootstrapTurn: false,
   stripAllThinkingBlocks: false,
+  enforceToolUseIdPattern: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */

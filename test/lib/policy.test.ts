@@ -28,7 +28,7 @@ const REFERENCE_FIELDS = [
 
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
-  'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks',
+  'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -490,6 +490,15 @@ describe('project-only fields', () => {
   test('insertBedrockBootstrapTurn: every bedrock-converse-stream route, ours not the reference\'s', () => {
     assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'amazon.nova-pro-v1:0').insertBedrockBootstrapTurn, true);
     assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').insertBedrockBootstrapTurn, false);
+  });
+
+  test('enforceToolUseIdPattern: routes that send Anthropic tool_use blocks, ours not the reference\'s', () => {
+    assert.equal(resolve('my-anthropic-compat', 'anthropic-messages', 'kimi-k2').enforceToolUseIdPattern, 'anthropic');
+    assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'amazon.nova-pro-v1:0').enforceToolUseIdPattern, 'bedrock');
+    assert.equal(resolve('openrouter', 'openai-completions', 'anthropic/claude-sonnet-4.5').enforceToolUseIdPattern, 'anthropic');
+    assert.equal(resolve('openrouter', 'openai-completions', 'moonshotai/kimi-k2').enforceToolUseIdPattern, false);
+    assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').enforceToolUseIdPattern, false);
+    assert.equal(resolve('openai', 'openai-responses', 'gpt-5').enforceToolUseIdPattern, false);
   });
 
   test('stripTrailingPrefillWhenThinking: every anthropic-messages route', () => {

@@ -142,21 +142,6 @@ export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
       'a Bedrock alternation repair (our provider rule; spec README "Bedrock histories that ... do not alternate"): no file yet. merge-consecutive-users only merges role "user", not a tool result run or harness context with a user turn.',
   },
   {
-    name: 'Ids the strict sanitizer keeps verbatim: Kimi-native functions.x:N (first use) and replay-safe signed-thinking turns',
-    policies: '*',
-    rules: ['anthropic/tool-use-id-pattern', 'bedrock/tool-use-id-pattern'],
-    matches: (violation, output) => {
-      if (KIMI_NATIVE_ID.test(violation.id ?? '')) return true;
-      // A result answering, or a call in, an assistant with thinking (replay-safe ids, tool-calls.md §5.5).
-      const turn = turnAt(output, violation.index);
-      const owner = turn?.kind === 'assistant' ? turn : turnBefore(output, violation.index);
-      const content = owner?.kind === 'assistant' ? owner.entries[0]!.message.content : undefined;
-      return Array.isArray(content) && content.some((block) => isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking'));
-    },
-    pendingRule:
-      'sanitize-tool-call-ids: the Anthropic-pattern repair for Kimi-native ids and for ids kept verbatim on replay-safe thinking turns (spec README "Provider rules come before the reference"): not written yet.',
-  },
-  {
     name: 'Results left orphaned when strip-dangling-tool-calls turns a thinking turn into "[tool calls omitted]" (or [] when aborted/error)',
     policies: '*',
     rules: [...RESULT_RULES, 'anthropic/tool-use-id-pattern', 'bedrock/tool-use-id-pattern', 'mistral/tool-call-id'],

@@ -1,0 +1,132 @@
+/**
+ * enforce-tool-use-id-pattern: our provider rule, not the reference's. Near the end of the
+ * replay steps, on routes that send tool calls as Anthropic `tool_use` blocks, every call id
+ * matches the route's pattern: `^[a-zA-Z0-9_-]+$` (Anthropic Messages, OpenRouter's Anthropic
+ * models), or the same with at most 64 characters (Bedrock Converse,
+ * `policy.enforceToolUseIdPattern`). A call whose id does not gets a new one, and the results
+ * that answer it follow.
+ *
+ * Why: the id sanitizer keeps some ids verbatim by design (tool-calls.md §5.4: first-use
+ * Kimi-native `functions.read:0`; §5.5: the ids of replay-safe signed-thinking turns), and routes
+ * without the sanitizer keep every id. A session that switched models carries such ids into a
+ * Claude request, which fails: `tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`
+ * (Bedrock adds a 64-character limit). A tool call id is not covered by a thinking signature,
+ * so a signed turn stays replayable.
+ *
+ * The new id is the old one's letters and digits (at most 28) and 12 hex digits of a hash of the
+ * old id and its occurrence: stable from run to run, and, being at most 40 alphanumerics, one the
+ * strict id sanitizer keeps as it is, so a second run changes nothing. It is unique: ids seen so
+ * far are kept (hashed, lib/hashed-ids.ts) and a taken one moves to the next attempt.
+ *
+ * Unit: message. State: the ids seen, and for each rewritten call id the queue of new ids its
+ * results still have to take (a result after its call, as pairing repair left them). A result
+ * whose id breaks the pattern and answers no rewritten call is left to
+ * drop-orphaned-tool-results, which runs after this rule. Counters: `idsRewritten`,
+ * `resultsRewritten`.
+ */
+import type { BufferedRule, Emit, RuleProcessor } from '../lib/rule.ts';
+import type { ContentBlock, Message } from '../lib/types.ts';
+import type { TranscriptPolicy } from '../lib/policy.ts';
+import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
+import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
+import { isPairedCallBlock, rewriteRawIdOf, rewriteResultIds, sha256Hex } from './tool-call-shapes.ts';
+
+/** `tool_use.id` as each API accepts it (lib/invariants/anthropic.ts, bedrock.ts). */
+export const TOOL_USE_ID_PATTERNS = Object.freeze({
+  anthropic: /^[a-zA-Z0-9_-]+$/,
+  bedrock: /^[a-zA-Z0-9_-]{1,64}$/,
+});
+export type ToolUseIdFamily = keyof typeof TOOL_USE_ID_PATTERNS;
+const NOT_ALPHANUMERIC = /[^a-zA-Z0-9]/g;
+const KEPT_CHARACTERS = 28;
+
+export class ToolUseIdEnforcer implements RuleProcessor {
+  private readonly seen = new HashedIdSet();
+  private readonly occurrences = new HashedIdCounter();
+  private readonly pending = new Map<string, string[]>();
+
+  private readonly pattern: RegExp;
+
+  constructor(family: ToolUseIdFamily, private readonly count: (counter: string, n?: number) => void) {
+    this.pattern = TOOL_USE_ID_PATTERNS[family];
+  }
+
+  push(message: Message, emit: Emit): void {
+    if (message.role === 'assistant') emit(this.assistant(message));
+    else if (message.role === 'toolResult') emit(this.result(message));
+    else emit(message);
+  }
+
+  end(): void {}
+
+  private assistant(message: Message): Message {
+    const content = message.content;
+    if (!Array.isArray(content)) return message;
+    let out: ContentBlock[] | undefined;
+    const replacements: Array<[string, string]> = [];
+    for (let i = 0; i < content.length; i++) {
+      const block: unknown = content[i];
+      if (!isPairedCallBlock(block)) continue;
+      const id = block.id;
+      if (this.pattern.test(id)) {
+        this.seen.add(id);
+        continue;
+      }
+      const next = this.allocate(id);
+      const queue = this.pending.get(id);
+      if (queue === undefined) this.pending.set(id, [next]);
+      else queue.push(next);
+      out ??= content.slice() as ContentBlock[];
+      out[i] = { ...block, id: next };
+      replacements.push([jsonMember('id', id), jsonMember('id', next)]);
+    }
+    if (out === undefined) return message;
+    this.count('idsRewritten', replacements.length);
+    const copy = { ...message, content: out };
+    deriveRawLine(message, copy, replacements);
+    return copy;
+  }
+
+  private allocate(id: string): string {
+    const occurrence = this.occurrences.increment(id);
+    const kept = id.replace(NOT_ALPHANUMERIC, '').slice(0, KEPT_CHARACTERS);
+    for (let attempt = 0; ; attempt++) {
+      const candidate = `${kept}${sha256Hex(`${id}:${occurrence}:${attempt}`).slice(0, 12)}`;
+      if (this.seen.claim(candidate)) return candidate;
+    }
+  }
+
+  private result(message: Message): Message {
+    const raw = rewriteRawIdOf(message);
+    if (raw === undefined) return message;
+    const queue = this.pending.get(raw);
+    if (queue === undefined) return message;
+    const next = queue.shift()!;
+    if (queue.length === 0) this.pending.delete(raw);
+    const out = rewriteResultIds(message, next);
+    if (out !== message) this.count('resultsRewritten');
+    return out;
+  }
+}
+
+/** The whole-array form, for tests and the differential suites. */
+export function enforceToolUseIdPattern(messages: readonly Message[], family: ToolUseIdFamily): Message[] {
+  const out: Message[] = [];
+  const enforcer = new ToolUseIdEnforcer(family, () => {});
+  for (const message of messages) enforcer.push(message, (m) => out.push(m));
+  return out;
+}
+
+export function enforceToolUseIdPatternEnabled(policy: TranscriptPolicy): boolean {
+  return policy.enforceToolUseIdPattern !== false;
+}
+
+export const enforceToolUseIdPatternRule: BufferedRule = {
+  unit: 'buffered',
+  meta: {
+    name: 'enforce-tool-use-id-pattern',
+    summary: 'Ours: on Anthropic Messages, Bedrock and OpenRouter Anthropic routes, gives a call whose id breaks the API\'s pattern (^[a-zA-Z0-9_-]+$, at most 64 on Bedrock: a kept Kimi id, a preserved thinking-turn id) a new id, and its results with it.',
+    counters: ['idsRewritten', 'resultsRewritten'],
+  },
+  create: (ctx) => new ToolUseIdEnforcer(ctx.policy.enforceToolUseIdPattern || 'anthropic', (counter, n) => ctx.count(counter, n)),
+};
