@@ -93,6 +93,12 @@ export interface TranscriptPolicy {
    * (the same, 1 to 64 characters: `bedrock-converse-stream`), or false.
    */
   readonly enforceToolUseIdPattern: 'anthropic' | 'bedrock' | false;
+  /**
+   * `modelApi === 'bedrock-converse-stream'`: two messages that would go out as consecutive user
+   * messages (a user turn right after tool results) get an assistant turn between them; Converse
+   * requires strict alternation and its transport merges nothing. Our provider rule.
+   */
+  readonly bridgeBedrockUserTurns: boolean;
 }
 
 export interface TranscriptRoute {
@@ -118,7 +124,8 @@ type ProjectField =
   | 'mergeConsecutiveUserTurns'
   | 'insertBedrockBootstrapTurn'
   | 'stripAllThinkingBlocks'
-  | 'enforceToolUseIdPattern';
+  | 'enforceToolUseIdPattern'
+  | 'bridgeBedrockUserTurns';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -439,6 +446,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     stripAllThinkingBlocks: route.provider === 'github-copilot' && (route.modelApi === 'anthropic-messages' || RESPONSES_APIS.has(route.modelApi)),
     enforceToolUseIdPattern:
       route.modelApi === 'bedrock-converse-stream' ? 'bedrock' : route.modelApi === 'anthropic-messages' || isVerifiedOpenRouterAnthropic(route) ? 'anthropic' : false,
+    bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
   };
 }
 

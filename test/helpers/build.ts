@@ -75,6 +75,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   insertBedrockBootstrapTurn: false,
   stripAllThinkingBlocks: false,
   enforceToolUseIdPattern: false,
+  bridgeBedrockUserTurns: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */

@@ -29,6 +29,7 @@ const REFERENCE_FIELDS = [
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
   'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
+  'bridgeBedrockUserTurns',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -499,6 +500,12 @@ describe('project-only fields', () => {
     assert.equal(resolve('openrouter', 'openai-completions', 'moonshotai/kimi-k2').enforceToolUseIdPattern, false);
     assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').enforceToolUseIdPattern, false);
     assert.equal(resolve('openai', 'openai-responses', 'gpt-5').enforceToolUseIdPattern, false);
+  });
+
+  test('bridgeBedrockUserTurns: every bedrock-converse-stream route, ours not the reference\'s', () => {
+    assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'amazon.nova-pro-v1:0').bridgeBedrockUserTurns, true);
+    assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'anthropic.claude-sonnet-4-5-20250929-v1:0').bridgeBedrockUserTurns, true);
+    assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').bridgeBedrockUserTurns, false);
   });
 
   test('stripTrailingPrefillWhenThinking: every anthropic-messages route', () => {

@@ -23,6 +23,7 @@ import { stripThoughtSignatures, stripThoughtSignaturesEnabled } from '../../tra
 import { dropReasoningFromHistory } from '../../transforms/drop-reasoning-from-history.ts';
 import { stripStaleThinkingSignaturesEnabled } from '../../transforms/strip-stale-thinking-signatures.ts';
 import { parseTimestampMs } from '../../transforms/thinking-shared.ts';
+import { BRIDGE_TEXT } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { isDeepStrictEqual } from 'node:util';
 
 export interface PropertyPolicy {
@@ -129,18 +130,6 @@ const KIMI_NATIVE_ID = /^functions\.[A-Za-z0-9_-]+:\d/;
 const RESULT_RULES = ['anthropic/unexpected-tool-result', 'bedrock/unexpected-tool-result', 'chat-completions/tool-message-position', 'gemini/function-response-position'];
 
 export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
-  {
-    name: 'Bedrock: a user turn right after a tool result run (two user messages as sent)',
-    policies: ['bedrock claude'],
-    rules: ['bedrock/alternation'],
-    matches: (violation, output) => {
-      const before = turnBefore(output, violation.index);
-      const at = turnAt(output, violation.index);
-      return before?.role === 'user' && at?.role === 'user' && (before.kind !== 'user' || at.kind !== 'user');
-    },
-    pendingRule:
-      'a Bedrock alternation repair (our provider rule; spec README "Bedrock histories that ... do not alternate"): no file yet. merge-consecutive-users only merges role "user", not a tool result run or harness context with a user turn.',
-  },
   {
     name: 'Results left orphaned when strip-dangling-tool-calls turns a thinking turn into "[tool calls omitted]" (or [] when aborted/error)',
     policies: '*',
@@ -258,6 +247,20 @@ export interface KnownNonIdempotence {
 const assistants = (messages: readonly Message[]): Message[] => messages.filter((message) => isObject(message) && message.role === 'assistant');
 
 export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
+  {
+    name: 'Bedrock: a "(no assistant reply)" turn of the first run is the latest assistant on the second, so the thinking rules clean the turns before it',
+    policies: ['bedrock claude'],
+    triggered: (once) => {
+      const list = assistants(once);
+      const last = list[list.length - 1];
+      const isBridge = last !== undefined && Array.isArray(last.content) && (last.content as unknown[]).some((block) => isObject(block) && block.text === BRIDGE_TEXT);
+      // Only when an earlier assistant still has thinking for the second run to clean.
+      const thinkingBefore = list.slice(0, -1).some((message) => Array.isArray(message.content) && (message.content as unknown[]).some((block) => isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking')));
+      return isBridge && thinkingBefore;
+    },
+    cause:
+      'bridge-bedrock-user-turns runs after pairing (it must see where results ended up), which is after the thinking rules (steps 6-7) that pick the latest assistant: a second run sees the placeholder as the latest one. Request copies are built from the replay copy, not from a previous request.',
+  },
   {
     name: 'A length turn whose only call validate-tool-call-inputs dropped is reasoning-only only after step 8; the second run drops it',
     policies: '*',
