@@ -44,6 +44,7 @@ import { mergeConsecutiveAssistantsRule } from '../transforms/merge-consecutive-
 import { stripDanglingToolCallsRule } from '../transforms/strip-dangling-tool-calls.ts';
 import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users.ts';
 import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
+import { dropMergedBlankUserTextEnabled, dropMergedBlankUserTextRule } from '../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurnsEnabled, bridgeBedrockUserTurnsRule } from '../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
@@ -98,6 +99,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     step: 'validate',
     when: (policy) => policy.validateAnthropicTurns && policy.mergeConsecutiveUserTurns,
   },
+  { rule: dropMergedBlankUserTextRule, step: 'ours', when: dropMergedBlankUserTextEnabled },
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RecordedCase } from './cases.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
 import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
@@ -87,12 +88,13 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
 /**
  * The reference's answer as the project must give it: with our own provider rules that run
  * after every reference step applied to it (spec/README.md, "Provider rules come before the
- * reference"). Today those are enforce-tool-use-id-pattern, drop-orphaned-tool-results and
- * bridge-bedrock-user-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
+ * reference"). Today those are drop-merged-blank-user-text, enforce-tool-use-id-pattern,
+ * drop-orphaned-tool-results and bridge-bedrock-user-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
  */
 export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const policy = resolveTranscriptPolicy(options);
   let out = [...expected] as Message[];
+  if (dropMergedBlankUserTextEnabled(policy)) out = out.map(dropMergedBlankUserText);
   if (policy.enforceToolUseIdPattern !== false) out = enforceToolUseIdPattern(out, policy.enforceToolUseIdPattern);
   if (dropOrphanedToolResultsEnabled(policy)) out = dropOrphanedToolResults(out).messages;
   if (policy.bridgeBedrockUserTurns) out = bridgeBedrockUserTurns(out);

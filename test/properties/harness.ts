@@ -154,17 +154,6 @@ export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
       'merge-consecutive-assistants / merge-consecutive-users (the role-less quirk, kept for parity: turns-images-policy.md §3.1, §3.7 "only if exact parity is required") and insert-*-bootstrap-turn (first message): drop role-less objects up front, or have these rules skip them.',
   },
   {
-    name: 'merge-consecutive-users turns a media-only user turn\'s `content: ""` (E11) into a blank text block and loses its media facts',
-    policies: '*',
-    rules: ['anthropic/blank-text', 'bedrock/blank-text'],
-    matches: (violation, output) => {
-      const message = output[violation.index];
-      const block = isObject(message) && Array.isArray(message.content) ? (message.content as unknown[])[violation.block ?? -1] : undefined;
-      return isObject(message) && message.role === 'user' && isObject(block) && block.text === '';
-    },
-    pendingRule: 'merge-consecutive-users: a string part that is blank should add no text block (or drop-blank-text-blocks after the merge): not written yet.',
-  },
-  {
     name: 'A user turn whose content is neither a string nor an array (left untouched, turns-images-policy.md §4.1; merged, it becomes `[]`)',
     policies: '*',
     rules: ['anthropic/empty-content', 'bedrock/empty-content'],
@@ -360,13 +349,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
         return new Set(values).size > 1;
       }),
     cause: 'tool-calls.md §7 ("call_id etc. are left stale") with the rewrite priority of §2.2/§6 (call_id first).',
-  },
-  {
-    name: 'A user turn with a blank text block (merge-consecutive-users made it from a media-only turn\'s `content: ""`): the second run drops the block',
-    policies: '*',
-    triggered: (once) =>
-      once.some((message) => isObject(message) && message.role === 'user' && Array.isArray(message.content) && (message.content as unknown[]).some((block) => isObject(block) && block.type === 'text' && typeof block.text === 'string' && block.text.trim() === '')),
-    cause: 'the media-merge class above (merge-consecutive-users).',
   },
   {
     name: 'An error turn left with `content: []` (kept for its providerReplay after its blocks were dropped): the second run\'s failed-turn check drops it',
