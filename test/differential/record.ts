@@ -20,7 +20,7 @@ import { generateFoundationCases } from './generate-foundation.ts';
 import { generateToolCallCases } from './generate-tool-calls.ts';
 import { generateThinkingCases } from './generate-thinking.ts';
 import { generateTurnsCases } from './generate-turns.ts';
-import { oracleFixturePath, stripUsage } from './load.ts';
+import { oracleFixturePath, referenceInput, stripUsage } from './load.ts';
 
 interface Suite {
   generate(seed: number, count: number): DifferentialCase[];
@@ -62,7 +62,8 @@ function parseArgs(argv: readonly string[]): { suite: string; seed: number; coun
 
 /** Runs the oracle once in batch mode on all cases; returns one parsed answer per case. */
 async function runOracle(oracle: string, cases: readonly DifferentialCase[]): Promise<Record<string, unknown>[]> {
-  const input = cases.map((c) => JSON.stringify({ messages: c.messages, options: c.options })).join('\n') + '\n';
+  // The reference answers the input as our first provider rule leaves it (load.ts, referenceInput).
+  const input = cases.map((c) => JSON.stringify({ messages: referenceInput(c.messages, c.options), options: c.options })).join('\n') + '\n';
   // The oracle reads stdin with readFileSync(0), which fails with EAGAIN on a
   // pipe that is still empty; a regular file as stdin avoids that race.
   const dir = mkdtempSync(join(tmpdir(), 'th-record-'));

@@ -112,18 +112,6 @@ function isOmittedToolTurn(message: unknown): boolean {
   return content.length === 1 && isObject(content[0]) && content[0].text === OMITTED;
 }
 
-/** A result whose raw id (rewrite priority, tool-calls.md §2.2) is padded: pairing and the id sanitizer disagree about it. */
-function hasPaddedResultId(input: readonly unknown[]): boolean {
-  return input.some((message) => {
-    if (!isObject(message) || message.role !== 'toolResult') return false;
-    for (const field of ['call_id', 'callId', 'tool_call_id', 'tool_use_id', 'toolCallId', 'toolUseId']) {
-      const value = message[field];
-      if (typeof value === 'string' && value !== '') return value !== value.trim();
-    }
-    return false;
-  });
-}
-
 /** A Kimi-native id, or one the strict allocator derived from it (kept prefix plus a hash, tool-calls.md §5.4). */
 const KIMI_NATIVE_ID = /^functions\.[A-Za-z0-9_-]+:\d/;
 
@@ -136,14 +124,6 @@ export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
     rules: [...RESULT_RULES, 'anthropic/tool-use-id-pattern', 'bedrock/tool-use-id-pattern', 'mistral/tool-call-id'],
     matches: (violation, output) => isOmittedToolTurn(turnBefore(output, violation.index)?.entries[0]?.message),
     pendingRule: 'a rule dropping the results strip-dangling-tool-calls orphans (spec README: "results are left orphaned when a thinking turn becomes [tool calls omitted]", E13): not written yet.',
-  },
-  {
-    name: 'A padded result id: pairing matches it trimmed, the id sanitizer resolves it untrimmed as an orphan',
-    policies: '*',
-    // With the orphaned result dropped last (drop-orphaned-tool-results), the turns around it can also meet.
-    rules: [...RESULT_RULES, 'chat-completions/missing-tool-message', 'anthropic/tool-result-missing', 'bedrock/tool-result-missing', 'gemini/function-response-count', 'mistral/tool-call-id', 'bedrock/alternation', 'gemini/alternation', 'gemini/function-call-position'],
-    matches: (_violation, _output, input) => hasPaddedResultId(input),
-    pendingRule: 'sanitize-tool-call-ids: resolve results by their trimmed (pairing) id (spec README: "padded with spaces, ends up orphaned"; tool-calls.md §2.2): not written yet.',
   },
   {
     name: 'Role-less objects: the turn rules treat them by the §3.1 quirk (a later assistant or user is folded into one; the bootstrap rules see one as the first message), the runtime drops them',
@@ -297,12 +277,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
       return unsigned && once[once.length - 1] !== latest;
     },
     cause: 'thinking.md §4.6/§4.6.1: the preserve-latest decision is made on the stream before pairing adds results; §3 counts only toolCall|tool_use|function_call blocks there.',
-  },
-  {
-    name: 'A padded result id (the id sanitizer orphans it, drop-orphaned-tool-results drops it): the second run gives the call a synthetic result',
-    policies: '*',
-    triggered: (_once, _policy, input) => hasPaddedResultId(input),
-    cause: 'the padded-result-id violation class above (pending: resolve results by their trimmed id in sanitize-tool-call-ids).',
   },
   {
     name: 'A role-less object that absorbed a tool-calling assistant (the §3.1 quirk): drop-orphaned-tool-results drops the results behind it, and the second run folds the next turn into it',

@@ -80,6 +80,7 @@ test('through the pipeline: a session that switched from Kimi to Claude replays 
     // Bedrock's alternation (a user turn after a tool result run) is a class of its own, not this rule's.
     const broken = checkTranscript(out, route).filter((v) => v.rule !== 'bedrock/alternation');
     assert.deepEqual(broken, [], route.modelApi);
-    assert.equal(out.length, session.length);
+    assert.equal(out.filter((m) => m.role === 'toolResult').length, 2, 'both results kept, none synthetic');
+    assert.ok(out.filter((m) => m.role === 'toolResult').every((m) => (m.content as Array<{ text: string }>)[0]?.text !== undefined && !(m.isError === true)));
   }
 });
