@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RecordedCase } from './cases.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { replaceUnreadableUserContent } from '../../transforms/replace-unreadable-user-content.ts';
 import { alignToolResultIds, alignToolResultIdsEnabled } from '../../transforms/align-tool-result-ids.ts';
 import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
@@ -87,14 +88,19 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
 }
 
 /**
- * The input the reference is asked about: the case's messages after our provider rule that runs
- * before every reference step, align-tool-result-ids (non-Responses routes). It changes no pairing
- * id, so the reference's answer to it is what the project must give for the original input; a
- * case whose results are already aligned is sent as it is.
+ * The input the reference is asked about: the case's messages after our provider rules that run
+ * before every reference step: replace-unreadable-user-content (every route) and
+ * align-tool-result-ids (non-Responses routes). Neither changes a pairing id or the turn order, so
+ * the reference's answer to it is what the project must give for the original input; a case they
+ * leave alone is sent as it is.
  */
 export function referenceInput(messages: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
-  if (!alignToolResultIdsEnabled(resolveTranscriptPolicy(options))) return [...messages];
-  return messages.map((message) => (isPlainObject(message) ? alignToolResultIds(message as Message) : message));
+  const align = alignToolResultIdsEnabled(resolveTranscriptPolicy(options));
+  return messages.map((message) => {
+    if (!isPlainObject(message)) return message;
+    const readable = replaceUnreadableUserContent(message as Message);
+    return align ? alignToolResultIds(readable) : readable;
+  });
 }
 
 /**

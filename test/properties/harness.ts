@@ -102,16 +102,6 @@ function turnBefore(output: readonly Message[], index: number): ProviderTurn | u
   return at > 0 ? turns[at - 1] : undefined;
 }
 
-const OMITTED = '[tool calls omitted]';
-
-/** An assistant whose calls strip-dangling-tool-calls replaced (spec turns-images-policy.md §3.3, E13). */
-function isOmittedToolTurn(message: unknown): boolean {
-  if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return false;
-  const content = message.content as unknown[];
-  if (content.length === 0) return message.stopReason === 'aborted' || message.stopReason === 'error';
-  return content.length === 1 && isObject(content[0]) && content[0].text === OMITTED;
-}
-
 /** A Kimi-native id, or one the strict allocator derived from it (kept prefix plus a hash, tool-calls.md §5.4). */
 const KIMI_NATIVE_ID = /^functions\.[A-Za-z0-9_-]+:\d/;
 
@@ -119,32 +109,12 @@ const RESULT_RULES = ['anthropic/unexpected-tool-result', 'bedrock/unexpected-to
 
 export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
   {
-    name: 'Results left orphaned when strip-dangling-tool-calls turns a thinking turn into "[tool calls omitted]" (or [] when aborted/error)',
-    policies: '*',
-    rules: [...RESULT_RULES, 'anthropic/tool-use-id-pattern', 'bedrock/tool-use-id-pattern', 'mistral/tool-call-id'],
-    matches: (violation, output) => isOmittedToolTurn(turnBefore(output, violation.index)?.entries[0]?.message),
-    pendingRule: 'a rule dropping the results strip-dangling-tool-calls orphans (spec README: "results are left orphaned when a thinking turn becomes [tool calls omitted]", E13): not written yet.',
-  },
-  {
     name: 'Role-less objects: the turn rules treat them by the §3.1 quirk (a later assistant or user is folded into one; the bootstrap rules see one as the first message), the runtime drops them',
     policies: '*',
     rules: [...RESULT_RULES, 'gemini/function-response-count', 'bedrock/alternation', 'gemini/alternation', 'gemini/first-turn-user', 'gemini/function-call-position', 'bedrock/first-message-user', 'anthropic/trailing-prefill', 'anthropic/tool-use-id-pattern', 'bedrock/tool-use-id-pattern'],
     matches: (_violation, _output, input) => input.some((message) => isObject(message) && message.role === undefined),
     pendingRule:
       'merge-consecutive-assistants / merge-consecutive-users (the role-less quirk, kept for parity: turns-images-policy.md §3.1, §3.7 "only if exact parity is required") and insert-*-bootstrap-turn (first message): drop role-less objects up front, or have these rules skip them.',
-  },
-  {
-    name: 'A user turn whose content is neither a string nor an array (left untouched, turns-images-policy.md §4.1; merged, it becomes `[]`)',
-    policies: '*',
-    rules: ['anthropic/empty-content', 'bedrock/empty-content'],
-    matches: (violation, output, input) => {
-      const message = output[violation.index];
-      if (!isObject(message) || message.role !== 'user') return false;
-      if (typeof message.content !== 'string' && !Array.isArray(message.content)) return true;
-      // merge-consecutive-users absorbs such turns into `[]` when nothing else is merged in (§3.3).
-      return Array.isArray(message.content) && message.content.length === 0 && input.some((m) => isObject(m) && m.role === 'user' && typeof m.content !== 'string' && !Array.isArray(m.content));
-    },
-    pendingRule: 'input validation (being wired): the spec gives no repair; drop or reject such turns.',
   },
   {
     name: 'An assistant left with nothing but blank or unsigned thinking (sent as nothing): the preserved latest turn (thinking.md §4.6), or a length turn that became reasoning-only after step 8',
@@ -243,12 +213,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
     cause: 'thinking.md §4.1 step 5: string content is converted to a text block and skips steps 7–9, the duplicate check included.',
   },
   {
-    name: 'Results orphaned by "[tool calls omitted]" are dropped by the second run\'s pairing',
-    policies: '*',
-    triggered: (once) => once.some((message, i) => isOmittedToolTurn(message) && isObject(once[i + 1]) && once[i + 1]!.role === 'toolResult'),
-    cause: 'the orphan class above (strip-dangling-tool-calls leaves its results, E13): the rule that removes them makes this idempotent.',
-  },
-  {
     name: 'A merged user turn carries the last turn\'s inter_session provenance: the second run marks the earlier turns\' text too',
     policies: '*',
     triggered: (once) => once.some((message) => isObject(message) && message.role === 'user' && annotateInterSessionProvenance(message) !== message),
@@ -300,20 +264,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
     cause: 'the role-less class above (turns-images-policy.md §3.1 quirk: the run continues through the role-less object, the merge lands in it).',
   },
   {
-    name: 'A result that answers no call of the assistant before it (an orphan the first run created, e.g. from a padded id): the second run\'s pairing drops it',
-    policies: '*',
-    triggered: (once) => {
-      const turns = buildReplayView(once).turns;
-      return turns.some((turn, t) => {
-        if (turn.kind !== 'tool-results') return false;
-        const previous = turns[t - 1];
-        const calls = previous?.kind === 'assistant' ? callIdsOf(previous.entries[0]!.message) : [];
-        return turn.entries.some((entry) => !calls.includes(resultIdOf(entry.message) ?? ''));
-      });
-    },
-    cause: 'the padded-id and omitted-turn classes above: the id sanitizer orphans a result pairing had matched (tool-calls.md §2.2).',
-  },
-  {
     name: 'A result whose id fields disagree (Responses: the fc downgrade rewrites toolCallId/toolUseId only and leaves call_id stale); the second run\'s normalization reads call_id first',
     policies: '*',
     triggered: (once) =>
@@ -348,13 +298,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
     policies: ['openai-responses'],
     triggered: (once) => once.some((message) => isObject(message) && message.role === 'toolResult' && 'details' in message),
     cause: 'spec order: strip-tool-result-details is step 11, the second Responses pairing repair step 14 (turns-images-policy.md §1), although tool-calls.md §2.5 says the replay copy has no `details`.',
-  },
-  {
-    name: 'A user turn with non-string, non-array content, or `[]` after merge-consecutive-users absorbed such turns: the second run drops the empty array',
-    policies: '*',
-    triggered: (once) =>
-      once.some((message) => isObject(message) && message.role === 'user' && ((Array.isArray(message.content) && message.content.length === 0) || (typeof message.content !== 'string' && !Array.isArray(message.content)))),
-    cause: 'the non-string-content class above (turns-images-policy.md §3.3: such turns are absorbed into `[]`; §4.1 drops an empty array on the next run).',
   },
   {
     name: 'Chat Completions: reasoning kept on the "current tool turn" whose calls step 8 then dropped; the second run drops the reasoning',
