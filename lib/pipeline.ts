@@ -44,6 +44,7 @@ import { mergeConsecutiveAssistantsRule } from '../transforms/merge-consecutive-
 import { stripDanglingToolCallsRule } from '../transforms/strip-dangling-tool-calls.ts';
 import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users.ts';
 import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
+import { dropRoleLessMessagesRule } from '../transforms/drop-role-less-messages.ts';
 import { replaceUnreadableUserContentRule } from '../transforms/replace-unreadable-user-content.ts';
 import { alignToolResultIdsEnabled, alignToolResultIdsRule } from '../transforms/align-tool-result-ids.ts';
 import { dropMergedBlankUserTextEnabled, dropMergedBlankUserTextRule } from '../transforms/drop-merged-blank-user-text.ts';
@@ -65,6 +66,7 @@ const always = (): boolean => true;
 
 export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
+  { rule: dropRoleLessMessagesRule, step: 'ours', when: always },
   { rule: alignToolResultIdsRule, step: 'ours', when: alignToolResultIdsEnabled },
   { rule: replaceUnreadableUserContentRule, step: 'ours', when: always },
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },

@@ -109,14 +109,6 @@ const RESULT_RULES = ['anthropic/unexpected-tool-result', 'bedrock/unexpected-to
 
 export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
   {
-    name: 'Role-less objects: the turn rules treat them by the §3.1 quirk (a later assistant or user is folded into one; the bootstrap rules see one as the first message), the runtime drops them',
-    policies: '*',
-    rules: [...RESULT_RULES, 'gemini/function-response-count', 'bedrock/alternation', 'gemini/alternation', 'gemini/first-turn-user', 'gemini/function-call-position', 'bedrock/first-message-user', 'anthropic/trailing-prefill', 'anthropic/tool-use-id-pattern', 'bedrock/tool-use-id-pattern'],
-    matches: (_violation, _output, input) => input.some((message) => isObject(message) && message.role === undefined),
-    pendingRule:
-      'merge-consecutive-assistants / merge-consecutive-users (the role-less quirk, kept for parity: turns-images-policy.md §3.1, §3.7 "only if exact parity is required") and insert-*-bootstrap-turn (first message): drop role-less objects up front, or have these rules skip them.',
-  },
-  {
     name: 'An assistant left with nothing but blank or unsigned thinking (sent as nothing): the preserved latest turn (thinking.md §4.6), or a length turn that became reasoning-only after step 8',
     policies: '*',
     rules: ['anthropic/empty-content', 'bedrock/empty-content'],
@@ -183,9 +175,27 @@ export interface KnownNonIdempotence {
   readonly cause: string;
 }
 
+/** An assistant whose calls strip-dangling-tool-calls replaced with "[tool calls omitted]" (turns-images-policy.md §3.3, E13). */
+function isOmittedToolTurn(message: unknown): boolean {
+  if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return false;
+  const content = message.content as unknown[];
+  return content.length === 1 && isObject(content[0]) && content[0].text === '[tool calls omitted]';
+}
+
 const assistants = (messages: readonly Message[]): Message[] => messages.filter((message) => isObject(message) && message.role === 'assistant');
 
 export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
+  {
+    name: 'An assistant right after a "[tool calls omitted]" turn whose results drop-orphaned-tool-results removed: the second run merges the two',
+    policies: '*',
+    triggered: (once, policy) => {
+      const resolved = resolveTranscriptPolicy(policy.route);
+      if (!resolved.validateGeminiTurns && !resolved.validateAnthropicTurns) return false;
+      return once.some((message, i) => isOmittedToolTurn(message) && isObject(once[i + 1]) && once[i + 1]!.role === 'assistant');
+    },
+    cause:
+      'spec order: strip-dangling-tool-calls leaves the omitted turn\'s results in place (E13), so the assistant merge (validate) does not reach across them; drop-orphaned-tool-results removes them after it. Only routes that validate Anthropic turns make omitted turns, and the pair is legal there: Anthropic combines consecutive assistant turns itself, chat completions accept them.',
+  },
   {
     name: 'Bedrock: a "(no assistant reply)" turn of the first run is the latest assistant on the second, so the thinking rules clean the turns before it',
     policies: ['bedrock claude'],
@@ -241,27 +251,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
       return unsigned && once[once.length - 1] !== latest;
     },
     cause: 'thinking.md §4.6/§4.6.1: the preserve-latest decision is made on the stream before pairing adds results; §3 counts only toolCall|tool_use|function_call blocks there.',
-  },
-  {
-    name: 'A role-less object that absorbed a tool-calling assistant (the §3.1 quirk): drop-orphaned-tool-results drops the results behind it, and the second run folds the next turn into it',
-    policies: '*',
-    triggered: (once) => once.some((message) => isObject(message) && message.role === undefined && Array.isArray(message.content)),
-    cause: 'the role-less class above together with our drop-orphaned-tool-results (the runtime never sends a role-less object, so results after it are orphans).',
-  },
-  {
-    name: 'Two user (or assistant) turns left adjacent by the role-less quirk: the second run merges them',
-    policies: '*',
-    triggered: (once, policy) => {
-      const resolved = resolveTranscriptPolicy(policy.route);
-      const mergesAssistants = resolved.validateGeminiTurns || resolved.validateAnthropicTurns;
-      const mergesUsers = resolved.validateAnthropicTurns && resolved.mergeConsecutiveUserTurns;
-      return once.some((message, i) => {
-        const previous = once[i - 1];
-        if (!isObject(message) || !isObject(previous) || message.role !== previous.role) return false;
-        return (message.role === 'assistant' && mergesAssistants) || (message.role === 'user' && mergesUsers);
-      });
-    },
-    cause: 'the role-less class above (turns-images-policy.md §3.1 quirk: the run continues through the role-less object, the merge lands in it).',
   },
   {
     name: 'A result whose id fields disagree (Responses: the fc downgrade rewrites toolCallId/toolUseId only and leaves call_id stale); the second run\'s normalization reads call_id first',
