@@ -21,14 +21,16 @@
  * Reported: wall time, images per second (all images over wall time, reading and writing
  * included), peak RSS (getrusage maxRSS of the child).
  *
+ * Each child runs under the command's process settings (bench/cli-settings.ts:
+ * MALLOC_ARENA_MAX=2 and --expose-gc, which lets the image stage start collections,
+ * lib/large-garbage.ts) unless --node-defaults.
+ *
  * Options: --sizes 500,2000 (images; messages are 25 per image), --concurrency 1,2,4,
  * --modes stage,pipeline, --sharp-threads N (sharp.concurrency(N) in the child; default:
- * sharp's own, 1 on glibc), --malloc-arena-max N (MALLOC_ARENA_MAX for the child: glibc gives
- * every thread that decodes an arena of its own, which keeps freed pixel buffers),
- * --max-old-space-size MB (for the child: V8 sizes its first collections from this limit, and
- * with the default one, about 4 GB on these machines, the reader's multi-MB line strings pile
- * up as garbage before a full collection), --dir DIR, --keep (keep the generated files),
- * --no-verify. The 1-minute load average is printed with each row: other work on the machine
+ * sharp's own, 1 on glibc), --node-defaults (no MALLOC_ARENA_MAX, no --expose-gc),
+ * --malloc-arena-max N (MALLOC_ARENA_MAX for the child: glibc gives every thread that decodes
+ * an arena of its own, which keeps freed pixel buffers), --max-old-space-size MB (a heap limit
+ * for the child), --dir DIR, --keep (keep the generated files), --no-verify. The 1-minute load average is printed with each row: other work on the machine
  * moves images/s far more than it moves peak RSS.
  *
  * Measured 2026-11-30 (2 cores, 24 GB, node 20.20, sharp 0.35.5; other sessions' test runs kept

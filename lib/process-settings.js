@@ -5,10 +5,12 @@
 // given when a process starts.
 // - MALLOC_ARENA_MAX=2: glibc gives each thread that decodes an image (libuv's pool, libvips'
 //   workers) an arena of its own, and an arena keeps the freed pixel buffers mapped.
-// - --max-old-space-size: V8 sizes its first old-generation limits from the heap's maximum;
-//   with the default maximum (about 4 GB on a 24 GB machine) the reader's multi-MB line strings
-//   pile up as garbage before a full collection. 1024 MB measured the same peak as 384 MB on the
-//   image benchmark (bench/images.ts) and leaves room for single lines of a few hundred MB.
+// - --expose-gc: the image stage starts a major collection after every 64 MB of large strings it
+//   lets go (lib/large-garbage.ts). With the default heap maximum (about 4 GB here) V8 lets such
+//   strings pile up to hundreds of MB; a 1 GB heap limit bounded them as well but made text-only
+//   runs 15-20% slower, so no heap limit is set unless TRANSCRIPT_HYGIENE_HEAP_MB asks for one.
+
+import { getHeapStatistics } from 'node:v8';
 
 /** Set in the re-executed child, so it does not re-exec again. */
 export const TUNED_MARK = 'TRANSCRIPT_HYGIENE_TUNED';
@@ -16,7 +18,10 @@ export const TUNED_MARK = 'TRANSCRIPT_HYGIENE_TUNED';
 export const LIFELINE_ENV = 'TRANSCRIPT_HYGIENE_LIFELINE_FD';
 /** Overrides the heap limit, in MB; 0 leaves V8's default. */
 export const HEAP_LIMIT_ENV = 'TRANSCRIPT_HYGIENE_HEAP_MB';
-export const DEFAULT_HEAP_LIMIT_MB = 1024;
+/** No heap limit of our own by default (node's); TRANSCRIPT_HYGIENE_HEAP_MB sets one. */
+export const DEFAULT_HEAP_LIMIT_MB = 0;
+/** Node flags the command's process always runs with. */
+export const NODE_FLAGS = ['--expose-gc'];
 export const DEFAULT_MALLOC_ARENA_MAX = '2';
 /** The exit code when the child ran out of its heap (V8 aborts it with SIGABRT). */
 export const OUT_OF_MEMORY_EXIT = 10;
@@ -42,9 +47,10 @@ export function tunedProcessSettings(args, env, execArgv) {
     throw new Error(`${HEAP_LIMIT_ENV} must be a whole number of MB (0 for node's default), got ${JSON.stringify(requested)}`);
   }
   const heapFlags = heapLimitMb ? [`--max-old-space-size=${heapLimitMb}`] : [];
-  if (heapFlags.length === 0 && env.MALLOC_ARENA_MAX !== undefined) return undefined;
+  const missing = NODE_FLAGS.filter((flag) => !execArgv.includes(flag));
+  if (heapFlags.length === 0 && missing.length === 0 && env.MALLOC_ARENA_MAX !== undefined) return undefined;
   return {
-    execArgv: [...execArgv, ...heapFlags],
+    execArgv: [...execArgv, ...missing, ...heapFlags],
     env: { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? DEFAULT_MALLOC_ARENA_MAX, [TUNED_MARK]: '1' },
     heapLimitMb: heapLimitMb || undefined,
   };
@@ -57,7 +63,8 @@ export function tunedProcessSettings(args, env, execArgv) {
  * @returns {string}
  */
 export function outOfMemoryMessage(heapLimitMb) {
-  const limit = heapLimitMb === undefined ? "node's heap limit" : `its ${heapLimitMb} MB heap limit`;
-  const next = heapLimitMb === undefined ? 4096 : heapLimitMb * 2;
+  const nodeDefaultMb = Math.round(getHeapStatistics().heap_size_limit / 1048576);
+  const limit = heapLimitMb === undefined ? `node's heap limit, about ${nodeDefaultMb} MB` : `its ${heapLimitMb} MB heap limit`;
+  const next = (heapLimitMb ?? nodeDefaultMb) * 2;
   return `transcript-hygiene: the run ran out of memory (${limit}) and stopped, no output file was replaced; run it again with ${HEAP_LIMIT_ENV}=${next}`;
 }

@@ -26,6 +26,7 @@
  * `omitted<Reason>` per cause: MissingData, Empty, InputTooLarge, InvalidBase64, Undecodable,
  * PixelLimit, Irreducible, EncodeFailed, ProcessorUnavailable.
  */
+import { releasedLargeStrings } from '../lib/large-garbage.ts';
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, ImageBlock, Message, TextBlock } from '../lib/types.ts';
 import {
@@ -319,7 +320,10 @@ function createProcessor(ctx: RuleContext, init: SanitizeImagesRuleInit): RulePr
     if (disposed || failed) return;
     record(ctx, outcome);
     const after = (outcome.block as ImageBlock).data;
-    const delta = (typeof after === 'string' ? after.length : 0) - (job.block.data as string).length;
+    const before = (job.block.data as string).length;
+    // The input line and the old data are garbage now; the output line will be soon.
+    releasedLargeStrings(2 * before + (typeof after === 'string' ? after.length : 0));
+    const delta = (typeof after === 'string' ? after.length : 0) - before;
     entry.chars += delta;
     heldChars += delta;
     (entry.out.content as unknown[])[index] = outcome.block;
@@ -372,6 +376,8 @@ function createProcessor(ctx: RuleContext, init: SanitizeImagesRuleInit): RulePr
         if (prepared.block !== block) (blocks ??= content.slice())[i] = prepared.block;
       }
       if (jobs === undefined) {
+        // Images decided without decoding still leave their input line behind as garbage.
+        releasedLargeStrings(imageChars(blocks ?? content));
         const out = blocks === undefined ? message : { ...message, content: blocks as ContentBlock[] };
         hold(out, emit, queue.length === 0 ? 0 : imageChars(blocks ?? content));
         return;
