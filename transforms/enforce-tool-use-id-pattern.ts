@@ -25,11 +25,11 @@
  * `resultsRewritten`.
  */
 import type { BufferedRule, Emit, RuleProcessor } from '../lib/rule.ts';
-import type { ContentBlock, Message } from '../lib/types.ts';
+import type { Message } from '../lib/types.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
-import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
+import { deriveRawLine } from '../lib/jsonl.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
-import { isPairedCallBlock, rewriteRawIdOf, rewriteResultIds, sha256Hex } from './tool-call-shapes.ts';
+import { isPairedCallBlock, mapCallBlockIds, rewriteRawIdOf, rewriteResultIds, sha256Hex } from './tool-call-shapes.ts';
 
 /** `tool_use.id` as each API accepts it (lib/invariants/anthropic.ts, bedrock.ts). */
 export const TOOL_USE_ID_PATTERNS = Object.freeze({
@@ -62,28 +62,21 @@ export class ToolUseIdEnforcer implements RuleProcessor {
   private assistant(message: Message): Message {
     const content = message.content;
     if (!Array.isArray(content)) return message;
-    let out: ContentBlock[] | undefined;
-    const replacements: Array<[string, string]> = [];
-    for (let i = 0; i < content.length; i++) {
-      const block: unknown = content[i];
-      if (!isPairedCallBlock(block)) continue;
-      const id = block.id;
+    const { content: out, edits } = mapCallBlockIds(content, isPairedCallBlock, (id) => {
       if (this.pattern.test(id)) {
         this.seen.add(id);
-        continue;
+        return id;
       }
       const next = this.allocate(id);
       const queue = this.pending.get(id);
       if (queue === undefined) this.pending.set(id, [next]);
       else queue.push(next);
-      out ??= content.slice() as ContentBlock[];
-      out[i] = { ...block, id: next };
-      replacements.push([jsonMember('id', id), jsonMember('id', next)]);
-    }
+      return next;
+    });
     if (out === undefined) return message;
-    this.count('idsRewritten', replacements.length);
+    this.count('idsRewritten', edits.length);
     const copy = { ...message, content: out };
-    deriveRawLine(message, copy, replacements);
+    deriveRawLine(message, copy, edits);
     return copy;
   }
 

@@ -16,10 +16,15 @@
  * are returned as the same object.
  */
 import type { MessageRule } from '../lib/rule.ts';
-import type { ContentBlock, Message } from '../lib/types.ts';
+import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
-import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
-import { isCallTypeBlock, rewriteRawIdOf, rewriteResultIds, sha256Hex, withCopiedBlocks } from './tool-call-shapes.ts';
+import { deriveRawLine } from '../lib/jsonl.ts';
+import { isCallTypeBlock, mapCallBlockIds, rewriteRawIdOf, rewriteResultIds, sha256Hex, withCopiedBlocks } from './tool-call-shapes.ts';
+
+/** A call-type block (§2.1) whose id is a string: the blocks whose ids Rule D normalizes. */
+function isStringIdCallBlock(block: unknown): block is { id: string } {
+  return isCallTypeBlock(block) && typeof block.id === 'string';
+}
 
 export const OPENAI_RESPONSES_ID_MAX_LENGTH = 64;
 const CALL_ID = /^call_[A-Za-z0-9_-]{1,59}$/;
@@ -79,18 +84,8 @@ function normalize(message: Message, tally: Tally | undefined): Message {
   if (role === 'assistant') {
     const content = message.content;
     if (!Array.isArray(content)) return message;
-    let out: ContentBlock[] | undefined;
-    const replacements: Array<[string, string]> = [];
-    for (let i = 0; i < content.length; i++) {
-      const block: unknown = content[i];
-      if (!isCallTypeBlock(block) || typeof block.id !== 'string') continue;
-      const next = normalizeResponsesToolCallId(block.id);
-      if (next === block.id) continue;
-      out ??= content.slice() as ContentBlock[];
-      out[i] = { ...block, id: next };
-      replacements.push([jsonMember('id', block.id), jsonMember('id', next)]);
-      if (tally) tally.ids++;
-    }
+    const { content: out, edits: replacements } = mapCallBlockIds(content, isStringIdCallBlock, normalizeResponsesToolCallId);
+    if (tally) tally.ids += replacements.length;
     if (out === undefined) return message;
     const copied = withCopiedBlocks(message, out);
     if (tally && copied.checkpointRemoved) tally.checkpoints++;

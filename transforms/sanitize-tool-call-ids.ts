@@ -22,8 +22,8 @@
  * Untouched messages are returned as the same object.
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
-import type { ContentBlock, Message } from '../lib/types.ts';
-import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
+import type { Message } from '../lib/types.ts';
+import { deriveRawLine } from '../lib/jsonl.ts';
 import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
@@ -35,6 +35,7 @@ import {
   isSyntheticToolResult,
   isThinkingLikeBlock,
   isValidToolNameSyntax,
+  mapCallBlockIds,
   normalizeAllowedToolNames,
   resultIdOf,
   rewriteRawIdOf,
@@ -288,24 +289,16 @@ export class ToolCallIdFold {
   private applyAssistant(message: Message, preserved: boolean): Message {
     const content = message.content;
     if (!Array.isArray(content)) return message;
-    let out: ContentBlock[] | undefined;
-    const replacements: Array<[string, string]> = [];
-    for (let i = 0; i < content.length; i++) {
-      const block: unknown = content[i];
-      if (!isPairedCallBlock(block)) continue;
-      const raw = block.id;
+    const { content: out, edits } = mapCallBlockIds(content, isPairedCallBlock, (raw) => {
       const next = preserved ? raw : this.resolveCallId(raw);
       this.enqueue(raw, next);
-      if (next === raw) continue;
-      out ??= content.slice() as ContentBlock[];
-      out[i] = { ...block, id: next };
-      replacements.push([jsonMember('id', raw), jsonMember('id', next)]);
-    }
+      return next;
+    });
     if (out === undefined) return message;
-    this.onCount?.('idsRewritten', replacements.length);
+    this.onCount?.('idsRewritten', edits.length);
     const copy = { ...message, content: out };
     // Only block ids changed: patch the original line rather than stringify the turn again.
-    deriveRawLine(message, copy, replacements);
+    deriveRawLine(message, copy, edits);
     return copy;
   }
 

@@ -130,6 +130,30 @@ export function rewriteResultIds(message: Message, resolved: string): Message {
   return copy as Message;
 }
 
+/**
+ * Each call block's id passed through `next`, in order (it may keep state: it sees every call id
+ * once). Returns the new content, or undefined when no id changed, and the `"id":…` edits that
+ * turn the original line into the new one (for deriveRawLine).
+ */
+export function mapCallBlockIds(
+  content: readonly unknown[],
+  isCall: (block: unknown) => block is { id: string },
+  next: (id: string) => string,
+): { content: ContentBlock[] | undefined; edits: Array<[string, string]> } {
+  let out: ContentBlock[] | undefined;
+  const edits: Array<[string, string]> = [];
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i];
+    if (!isCall(block)) continue;
+    const id = next(block.id);
+    if (id === block.id) continue;
+    out ??= content.slice() as ContentBlock[];
+    out[i] = { ...(block as object), id } as ContentBlock;
+    edits.push([jsonMember('id', block.id), jsonMember('id', id)]);
+  }
+  return { content: out, edits };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tool names (§2.3)
 
