@@ -33,22 +33,21 @@
  * for the child), --dir DIR, --keep (keep the generated files), --no-verify. The 1-minute load average is printed with each row: other work on the machine
  * moves images/s far more than it moves peak RSS.
  *
- * Measured 2026-11-30 (2 cores, 24 GB, node 20.20, sharp 0.35.5; other sessions' test runs kept
- * the load at 2-12, so images/s are rough). Peak RSS, width 1 / 2 / 4, stage | pipeline:
- *   default environment        500 images  449 / 518 / 613 | 470 / 563 / 660 MB
- *                             2000 images  472 / 544 / 644 | 503 / 558 / 666 MB
- *   MALLOC_ARENA_MAX=2         500 images  333 / 397 / 549 | 339 / 403 / 493 MB
+ * Measured 2026-11-30 (2 cores, 24 GB, node 20.20, sharp 0.35.5; other work on the machine kept
+ * the load at 1-6, so images/s are rough). Peak RSS, width 1 / 2 / 4, stage | pipeline:
+ *   node's defaults            500 images  449 / 518 / 613 | 470 / 563 / 660 MB
+ *   (--node-defaults)         2000 images  472 / 544 / 644 | 503 / 558 / 666 MB
+ *   MALLOC_ARENA_MAX=2 alone   500 images  333 / 397 / 549 | 339 / 403 / 493 MB
  *                             2000 images  332 / 409 / 446 | 347 / 426 / 469 MB
- *   MALLOC_ARENA_MAX=2 and     500 images  324 / 324 / 324 | 324 / 324 / 335 MB
- *   --max-old-space-size=384  2000 images  324 / 324 / 333 | 324 / 324 / 332 MB
- *     images/s there:          500 images  14.1 / 16.5 / 16.8 | 13.1 / 22.3 / 24.1
- *                             2000 images  14.1 / 22.6 / 24.0 | 13.4 / 17.5 / 13.3
- * The stage's own share is small (its in-flight images and its queue): the peak is V8's lazily
- * collected multi-MB line strings (the heap reached 150-200 MB with the default heap limit,
- * 50-90 MB with 384) and glibc's per-thread arenas holding freed pixel buffers. sharp's thread
- * setting (--sharp-threads 1 vs 2, 300 images) changed images/s within noise and cost 40-60 MB
- * in the default environment. sharp itself keeps 1 thread on glibc unless MALLOC_ARENA_MAX is
- * set, in which case it uses one per core.
+ *   the command's settings     500 images                  | 317 / 317 / 332 MB
+ *   (arena 2, --expose-gc,    2000 images                  | 319 / 319 / 332 MB
+ *   collections every 16 MB)   images/s:   500 images  16.2 / 24.4 / 24.9, 2000 images 15.5 / 24.8 / 26.3
+ * A 1 GB heap limit instead of the collections gave the same peaks (315-353 MB) but made
+ * text-only runs 15-20% slower. The stage's own share is small (its in-flight images and its
+ * queue): the rest is V8's lazily collected multi-MB strings and glibc's per-thread arenas
+ * holding freed pixel buffers. sharp's thread setting (--sharp-threads 1 vs 2, 300 images)
+ * changed images/s within noise and cost 40-60 MB in the default environment. sharp itself keeps
+ * 1 thread on glibc unless MALLOC_ARENA_MAX is set, in which case it uses one per core.
  *
  * Read images/s across widths on the same machine and run, not as absolute numbers; peak RSS
  * is the figure that must stay flat as the session grows.
