@@ -322,8 +322,9 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
         if (!Array.isArray(message.content)) return false;
         const blocks = message.content as unknown[];
         const thinkingLike = (block: unknown): boolean => isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking');
-        // A signed thinking block after a non-thinking block: two turns' content was concatenated.
-        return blocks.some((block, i) => i > 0 && thinkingLike(block) && hasReplayableSignature(block as Record<string, unknown>) && !thinkingLike(blocks[i - 1]));
+        // A thinking block after a non-thinking block: two turns' content was concatenated (a
+        // redacted block with blank data, which no signature check keeps, included).
+        return blocks.some((block, i) => i > 0 && thinkingLike(block) && !thinkingLike(blocks[i - 1]));
       }),
     cause:
       'merge-consecutive-assistants concatenates content into a signed thinking turn (turns-images-policy.md §3.2), which the thinking-replay path keeps byte for byte or drops whole (tool-calls.md §3.2): a merged turn it would reject is only judged on the next run.',
