@@ -14,7 +14,7 @@ import { isHygieneError } from '../../lib/errors.ts';
 import { checkTranscript } from '../../lib/invariants/index.ts';
 import type { CheckRoute, Violation } from '../../lib/invariants/index.ts';
 import type { Message } from '../../lib/types.ts';
-import { buildReplayView, callIdsOf, hasReplayableSignature, resultIdOf, type ProviderTurn } from '../../lib/invariants/turns.ts';
+import { buildReplayView, hasReplayableSignature } from '../../lib/invariants/turns.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { resolveHygieneOptions } from '../../lib/options.ts';
 import { isBareDeliveryMirrorDuplicate, isReasoningOnlyLengthAssistantTurn } from '../../transforms/normalize-assistant-replay-content.ts';
@@ -92,34 +92,7 @@ export interface KnownViolationClass {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function turnAt(output: readonly Message[], index: number): ProviderTurn | undefined {
-  return buildReplayView(output).turns.find((turn) => turn.entries.some((entry) => entry.index === index));
-}
-
-function turnBefore(output: readonly Message[], index: number): ProviderTurn | undefined {
-  const turns = buildReplayView(output).turns;
-  const at = turns.findIndex((turn) => turn.entries.some((entry) => entry.index === index));
-  return at > 0 ? turns[at - 1] : undefined;
-}
-
-/** A Kimi-native id, or one the strict allocator derived from it (kept prefix plus a hash, tool-calls.md §5.4). */
-const KIMI_NATIVE_ID = /^functions\.[A-Za-z0-9_-]+:\d/;
-
-const RESULT_RULES = ['anthropic/unexpected-tool-result', 'bedrock/unexpected-tool-result', 'chat-completions/tool-message-position', 'gemini/function-response-position'];
-
 export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
-  {
-    name: 'An assistant left with nothing but blank or unsigned thinking (sent as nothing): the preserved latest turn (thinking.md §4.6), or a length turn that became reasoning-only after step 8',
-    policies: '*',
-    rules: ['anthropic/empty-content', 'bedrock/empty-content'],
-    matches: (violation, output) => {
-      const message = output[violation.index];
-      if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content) || message.content.length === 0) return false;
-      return (message.content as unknown[]).every((block) => isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking'));
-    },
-    pendingRule:
-      'none in the spec: strip-invalid-thinking-signatures leaves the latest assistant untouched (§4.6), and the reasoning-only length drop (§4.1 step 8, at step 4) runs before call validation (step 8) can leave a turn reasoning-only.',
-  },
   {
     name: 'The latest assistant keeps unreplayable thinking (blank redacted data), left to the request-time recovery path',
     policies: '*',
@@ -328,17 +301,6 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
       }),
     cause:
       'merge-consecutive-assistants concatenates content into a signed thinking turn (turns-images-policy.md §3.2), which the thinking-replay path keeps byte for byte or drops whole (tool-calls.md §3.2): a merged turn it would reject is only judged on the next run.',
-  },
-  {
-    name: 'A Kimi-native id that collided got a hash appended to its Kimi form (functions.read:0c216cab2); not Kimi-native any more, the second run strips its punctuation',
-    policies: '*',
-    triggered: (once) =>
-      assistants(once).some(
-        (message) =>
-          Array.isArray(message.content) &&
-          (message.content as unknown[]).some((block) => isObject(block) && typeof block.id === 'string' && KIMI_NATIVE_ID.test(block.id) && !/^functions\.[A-Za-z0-9_-]+:\d+$/.test(block.id)),
-      ),
-    cause: 'tool-calls.md §5.4: the character rule keeps a Kimi-native id and the collision suffix is appended to it; the same Kimi class as above (sanitize-tool-call-ids).',
   },
 ];
 
