@@ -47,6 +47,12 @@ Commands:
 
 Run 'transcript-hygiene COMMAND --help' for a command's options.
 
+Environment:
+  TRANSCRIPT_HYGIENE_HEAP_MB=N   heap limit of the process doing the work, in MB (default:
+                                 node's); a run that needs more stops with exit 10
+  The work runs in a child node process started with MALLOC_ARENA_MAX=2 and --expose-gc,
+  which keep image-heavy runs in bounded memory; set both yourself to run in place.
+
 Example:
   transcript-hygiene sanitize fixtures/sessions/demo.jsonl \\
     --provider anthropic --model-api anthropic-messages --model-id claude-sonnet-4-5 --stats
@@ -92,7 +98,8 @@ Options:
 
 Exit codes: 0 done; 1 bad input (names file and line); 2 usage; 3 no such file;
 4 output not writable; 5 transcript cannot be made valid for the route; 6 input is a
-directory; 7 input unreadable; 8 input empty.
+directory; 7 input unreadable; 8 input empty; 10 out of memory (see TRANSCRIPT_HYGIENE_HEAP_MB
+in 'transcript-hygiene help').
 
 Examples:
   transcript-hygiene sanitize session.jsonl --provider anthropic \\

@@ -40,14 +40,15 @@ const LIGHT_COMMANDS = new Set([undefined, 'help', '--help', '-h', 'policy', '--
  */
 export function tunedProcessSettings(args, env, execArgv) {
   if (env[TUNED_MARK] === '1' || LIGHT_COMMANDS.has(args[0]) || args.includes('--help') || args.includes('-h')) return undefined;
-  const userHeapFlag = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--max-old-space-size(=|$)/.test(flag));
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const userHeapFlag = given.some((flag) => /^--max-old-space-size(=|$)/.test(flag));
   const requested = env[HEAP_LIMIT_ENV];
   const heapLimitMb = userHeapFlag ? undefined : requested === undefined || requested === '' ? DEFAULT_HEAP_LIMIT_MB : Number(requested);
   if (heapLimitMb !== undefined && !(Number.isInteger(heapLimitMb) && heapLimitMb >= 0)) {
     throw new Error(`${HEAP_LIMIT_ENV} must be a whole number of MB (0 for node's default), got ${JSON.stringify(requested)}`);
   }
   const heapFlags = heapLimitMb ? [`--max-old-space-size=${heapLimitMb}`] : [];
-  const missing = NODE_FLAGS.filter((flag) => !execArgv.includes(flag));
+  const missing = NODE_FLAGS.filter((flag) => !given.includes(flag));
   if (heapFlags.length === 0 && missing.length === 0 && env.MALLOC_ARENA_MAX !== undefined) return undefined;
   return {
     execArgv: [...execArgv, ...missing, ...heapFlags],

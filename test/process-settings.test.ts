@@ -45,6 +45,7 @@ describe('tunedProcessSettings', () => {
     assert.equal(limited.heapLimitMb, 2048);
     assert.deepEqual(tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc']);
     assert.equal(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc']), undefined);
+    assert.equal(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, []), undefined);
   });
 
   test('a heap limit that is not a whole number of MB is refused', () => {
