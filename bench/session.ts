@@ -19,6 +19,7 @@
  *        [--routes anthropic,openai-responses] [--regenerate] [--keep] [--json]
  */
 import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { cliChildSettings } from './cli-settings.ts';
 import { mkdir, rm, open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { execFile } from 'node:child_process';
@@ -213,9 +214,14 @@ const ROUTES: Record<string, string[]> = {
 };
 
 let nodeFlags: string[] = [];
+const settings = cliChildSettings();
 
 async function measure(mode: string, file: string, route: string[] = []): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, '--import', 'tsx', here, '--child', mode, file, ...route], { maxBuffer: 1 << 20 });
+  // The command's process settings (bench/cli-settings.ts), then any --node-flags given.
+  const { stdout } = await promisify(execFile)(process.execPath, [...settings.execArgv, ...nodeFlags, '--import', 'tsx', here, '--child', mode, file, ...route], {
+    maxBuffer: 1 << 20,
+    env: settings.env,
+  });
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
 }
