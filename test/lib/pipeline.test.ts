@@ -108,8 +108,9 @@ describe('the JSONL path writes what stringifying the array result writes', asyn
     test(`every fixture, ${route.provider}/${route.modelApi}`, async () => {
       let compared = 0;
       for (const [name, messages] of transcripts) {
-        // A JSONL line with a `type` and no role is a session entry to the reader (README), not a message.
-        const objects = messages.filter((m) => isRecordLike(m) && !(typeof m.type === 'string' && m.role === undefined) && m.type !== 'message');
+        // A JSONL line with a `type` and no role is a session entry to the reader (README) and a
+        // role-less object to the array API: both leave it out. A `type: "message"` line is unwrapped.
+        const objects = messages.filter((m) => isRecordLike(m) && m.type !== 'message');
         const fromArray = await outcome(() => sanitizeSessionHistory(structuredClone(objects), options));
         const fromText = await outcome(() => viaText(objects, options));
         if ('error' in fromArray || 'error' in fromText) {
