@@ -22,3 +22,45 @@ function texture(width: number, height: number, options: { channels?: 3 | 4; gra
   }
   return sharp(pixels, { raw: { width, height, channels } });
 }
+
+// ---------------------------------------------------------------------------------------
+// PNG bytes written by hand: headers that claim any size, chunks with valid CRCs
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** One PNG chunk: length, type, data and CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const out = Buffer.alloc(body.length + 8);
+  out.writeUInt32BE(data.length, 0);
+  body.copy(out, 4);
+  out.writeUInt32BE(crc32(body), body.length + 4);
+  return out;
+}
+
+/** An IHDR chunk (default: 8-bit RGB). */
+export function ihdr(width: number, height: number, depth = 8, colour = 2): Buffer {
+  const data = Buffer.alloc(13);
+  data.writeUInt32BE(width, 0);
+  data.writeUInt32BE(height, 4);
+  data[8] = depth;
+  data[9] = colour;
+  return pngChunk('IHDR', data);
+}
+
+/** A PNG signature and a valid IHDR chunk and nothing else: a header that claims any size. */
+export function pngHeader(width: number, height: number): Buffer {
+  return Buffer.concat([PNG_SIGNATURE, ihdr(width, height)]);
+}

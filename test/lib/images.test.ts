@@ -29,7 +29,7 @@ import {
   type ImageCodec,
   type ImageSize,
 } from '../../lib/images.ts';
-import { texture } from '../helpers/images.ts';
+import { pngChunk, pngHeader, texture } from '../helpers/images.ts';
 
 const LIMITS = { maxDimensionPx: 1200, maxBytes: 5 * 1024 * 1024 };
 
@@ -221,43 +221,6 @@ describe('probeImageHeader', () => {
     assert.deepEqual(probeImageHeader(pngHeader(20000, 20000)), { format: 'png', width: 20000, height: 20000 });
   });
 });
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const out = Buffer.alloc(body.length + 8);
-  out.writeUInt32BE(data.length, 0);
-  body.copy(out, 4);
-  out.writeUInt32BE(crc32(body), body.length + 4);
-  return out;
-}
-
-/** A PNG signature and a valid IHDR chunk (8-bit RGB) and nothing else: a header that claims any size. */
-function pngHeader(width: number, height: number): Buffer {
-  const chunk = Buffer.alloc(17);
-  chunk.write('IHDR', 0, 'latin1');
-  chunk.writeUInt32BE(width, 4);
-  chunk.writeUInt32BE(height, 8);
-  chunk[12] = 8;
-  chunk[13] = 2;
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
-  b.writeUInt32BE(13, 8);
-  chunk.copy(b, 12);
-  b.writeUInt32BE(crc32(chunk), 29);
-  return b;
-}
 
 describe('limits', () => {
   const cases: Array<[string, ImageSize | undefined, number, boolean]> = [
