@@ -1,37 +1,20 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough, Readable } from 'node:stream';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../lib/cli.ts';
 import { EXIT } from '../lib/exit-codes.ts';
 import { sanitizeSessionHistory } from '../lib/index.ts';
 import { readJsonlMessages } from '../lib/jsonl.ts';
+import { runCli as run } from './helpers/run-cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
 const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], stdin = ''): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
 
 async function linesOf(text: string): Promise<unknown[]> {
   const out: unknown[] = [];

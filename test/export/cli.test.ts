@@ -1,34 +1,17 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough, Readable } from 'node:stream';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../lib/cli.ts';
 import { EXPORT_EXIT, REPORT_NAME, type ExportReport } from '../../lib/export/report.ts';
 import { ANTHROPIC, GEMINI, sanitizeOne } from './corpus.ts';
+import { runCli as run } from '../helpers/run-cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
 const route = ['--provider', ANTHROPIC.provider, '--model-api', ANTHROPIC.modelApi, '--model-id', ANTHROPIC.modelId];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], stdin = ''): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
 
 let dir: string;
 let sessions: string;

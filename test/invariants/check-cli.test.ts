@@ -1,13 +1,12 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough, Readable } from 'node:stream';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../lib/cli.ts';
 import { EXIT } from '../../lib/exit-codes.ts';
 import { EXIT_VIOLATIONS } from '../../lib/invariants/check-command.ts';
+import { runCli as run } from '../helpers/run-cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
@@ -15,16 +14,6 @@ const bedrock = ['--provider', 'amazon-bedrock', '--model-api', 'bedrock-convers
 const anthropic = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
 const responses = ['--provider', 'openai', '--model-api', 'openai-responses', '--model-id', 'gpt-5'];
 
-async function run(argv: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
 
 const lines = (...messages: unknown[]): string => messages.map((message) => JSON.stringify(message)).join('\n') + '\n';
 
