@@ -106,6 +106,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Harness roles the runtime replays to the model as user messages (OpenClaw's message types). */
+const REPLAYED_HARNESS_ROLES: ReadonlySet<unknown> = new Set(['compactionSummary', 'branchSummary', 'bashExecution', 'custom']);
+
+/** A harness message the runtime's `convertToLlm` sends as a user message (unless `excludeFromContext`). */
+export function isReplayedHarnessMessage(message: Record<string, unknown>): boolean {
+  return REPLAYED_HARNESS_ROLES.has(message.role) && message.excludeFromContext !== true;
+}
+
 /** "Blank" as the spec defines it: a string that is empty after JavaScript's trim(). */
 export function isBlankString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() === '';

@@ -25,12 +25,10 @@
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
+import { isReplayedHarnessMessage } from '../lib/types.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
 
 export const BRIDGE_TEXT = '(no assistant reply)';
-
-/** Harness roles the runtime replays as user messages (lib/invariants/turns.ts). */
-const CONTEXT_ROLES: ReadonlySet<string> = new Set(['compactionSummary', 'branchSummary', 'bashExecution', 'custom']);
 
 type SentAs = 'user' | 'tool-results' | 'assistant' | undefined;
 
@@ -39,7 +37,7 @@ function sentAs(message: Message): SentAs {
   const role = message.role;
   if (role === 'toolResult') return 'tool-results';
   if (role === 'user' || role === 'assistant') return role;
-  if (typeof role === 'string' && CONTEXT_ROLES.has(role) && message.excludeFromContext !== true) return 'user';
+  if (isReplayedHarnessMessage(message)) return 'user';
   return undefined;
 }
 

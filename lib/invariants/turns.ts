@@ -21,7 +21,7 @@
  *   README lists alias-only, blank and padded result ids among the cases that end up orphaned.
  *   Other block types (`tool_use`, `function_call`, ...) are not tool calls to the runtime.
  */
-import { isRecord, type Message } from '../types.ts';
+import { isRecord, isReplayedHarnessMessage, type Message } from '../types.ts';
 
 /** A `user`, `assistant` or `toolResult` message and its index in the checked list. */
 export interface ViewEntry {
@@ -30,9 +30,6 @@ export interface ViewEntry {
 }
 
 export type TurnKind = 'user' | 'context' | 'tool-results' | 'assistant';
-
-/** Harness roles the runtime replays as user messages. */
-const CONTEXT_ROLES: ReadonlySet<string> = new Set(['compactionSummary', 'branchSummary', 'bashExecution', 'custom']);
 
 /** One provider message: a user message, harness context sent as one, a run of tool results, or an assistant message. */
 export interface ProviderTurn {
@@ -70,7 +67,7 @@ export function buildReplayView(messages: readonly unknown[]): ReplayView {
     if (role === 'user' || role === 'assistant') {
       run = undefined;
       turns.push({ role, kind: role, entries: [entry], index });
-    } else if (typeof role === 'string' && CONTEXT_ROLES.has(role) && message.excludeFromContext !== true) {
+    } else if (isReplayedHarnessMessage(message)) {
       run = undefined;
       turns.push({ role: 'user', kind: 'context', entries: [entry], index });
     }
