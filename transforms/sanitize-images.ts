@@ -376,10 +376,11 @@ function createProcessor(ctx: RuleContext, init: SanitizeImagesRuleInit): RulePr
         if (prepared.block !== block) (blocks ??= content.slice())[i] = prepared.block;
       }
       if (jobs === undefined) {
+        const chars = imageChars(blocks ?? content);
         // Images decided without decoding still leave their input line behind as garbage.
-        releasedLargeStrings(imageChars(blocks ?? content));
+        releasedLargeStrings(chars);
         const out = blocks === undefined ? message : { ...message, content: blocks as ContentBlock[] };
-        hold(out, emit, queue.length === 0 ? 0 : imageChars(blocks ?? content));
+        hold(out, emit, queue.length === 0 ? 0 : chars);
         return;
       }
       // The output object now, so the input message is not held; job slots are filled as jobs finish.
