@@ -3,7 +3,7 @@
  * itself with them; lib/process-settings.js says why), so that benchmark children measure
  * what a user of the command gets.
  */
-import { TUNED_MARK, tunedProcessSettings } from '../lib/process-settings.js';
+import { TUNED_MARK, tunedProcessSettings } from '../lib/process-settings.ts';
 
 export interface ChildSettings {
   readonly execArgv: readonly string[];

@@ -188,7 +188,7 @@ async function child(mode: string, file: string, route: string[]): Promise<void>
     Object.assign(result, { indexMs: session.stats.indexMs, readMs: session.stats.readMs, messages, pathEntries: session.stats.pathEntries, entries: session.stats.entries });
   } else {
     // The command itself: transcript-hygiene sanitize FILE --provider ... --stats > /dev/null
-    const { main } = await import('../lib/cli.ts');
+    const { main } = await import('../lib/cli/main.ts');
     const { PassThrough } = await import('node:stream');
     const [provider, modelApi, modelId] = route;
     const stdout = createWriteStream('/dev/null');

@@ -1,4 +1,4 @@
-import { OUT_OF_MEMORY_EXIT } from './process-settings.js';
+import { OUT_OF_MEMORY_EXIT } from './process-settings.ts';
 
 /** Exit codes of the `transcript-hygiene` command; each failure class has its own. */
 export const EXIT = Object.freeze({

@@ -6,7 +6,7 @@ import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings } from '../lib/process-settings.js';
+import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings } from '../lib/process-settings.ts';
 import { EXIT } from '../lib/exit-codes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -82,11 +82,21 @@ describe('the command re-executes itself with those settings', () => {
     delete env.MALLOC_ARENA_MAX;
     delete env[TUNED_MARK];
     delete env[HEAP_LIMIT_ENV];
-    const { stdout } = await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env });
+    // A small file runs in place (lib/cli/launch.ts): no second process, so the probe sees nothing.
+    const { stdout: inPlace } = await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env });
+    assert.equal(inPlace.trim().split('\n').length, 8);
+    await assert.rejects(readFile(seen, 'utf8'), { code: 'ENOENT' });
+    // A pipe's size is unknown: the work runs in the tuned child.
+    const piped = spawn(process.execPath, [bin, 'sanitize', ...route], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    let stdout = '';
+    piped.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    piped.stdin.end(await readFile(demo));
+    assert.equal(await new Promise((resolve) => piped.on('close', resolve)), 0);
     assert.equal(stdout.trim().split('\n').length, 8);
     const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; gc: string; limitMb: number };
     assert.equal(recorded.arena, '2');
     assert.equal(recorded.gc, 'function');
+    // A heap limit the user asks for is honoured whatever the input's size.
     await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env: { ...env, [HEAP_LIMIT_ENV]: '700' } });
     const limited = JSON.parse(await readFile(seen, 'utf8')) as { limitMb: number };
     // heap_size_limit is the old space plus the young generation's semi-spaces.

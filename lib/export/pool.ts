@@ -7,7 +7,9 @@
 import { Worker } from 'node:worker_threads';
 import type { ExportTask, ExportTaskResult } from './export-file.ts';
 
-const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
+// Compiled (dist/), the worker is plain JavaScript; from the TypeScript sources, a small
+// bootstrap registers tsx in the worker thread first.
+const BOOTSTRAP = import.meta.url.endsWith('.ts') ? new URL('./worker-bootstrap.mjs', import.meta.url) : new URL('./worker.js', import.meta.url);
 
 export interface LaneOptions {
   /** Heap limit of each worker, in MiB (resourceLimits.maxOldGenerationSizeMb). */

@@ -4,8 +4,8 @@
  * whether an earlier output is still current).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { packageVersion } from '../package-version.ts';
 import { HygieneError } from '../errors.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 
@@ -60,10 +60,7 @@ let toolVersion: string | undefined;
 
 /** `transcript-hygiene@<version>`, read once from package.json: a new version redoes every output. */
 export function toolId(): string {
-  if (toolVersion === undefined) {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
-    toolVersion = `${pkg.name ?? 'transcript-hygiene'}@${pkg.version ?? '0.0.0'}`;
-  }
+  toolVersion ??= `transcript-hygiene@${packageVersion()}`;
   return toolVersion;
 }
 

@@ -7,38 +7,10 @@ import type { Writable } from 'node:stream';
 import { EXIT } from '../exit-codes.ts';
 import { isHygieneError } from '../errors.ts';
 import { checkInputFile } from './input-check.ts';
+import { REPAIR_HELP } from '../cli/help.ts';
 import { repairSessionFileIfNeeded, type RepairReport } from './repair.ts';
 import { repairSummary } from './repair-rules.ts';
 
-export const REPAIR_HELP = `Usage: transcript-hygiene repair FILE... [options]
-
-Repairs OpenClaw session files in place, as OpenClaw's repairSessionFileIfNeeded does:
-drops lines that are not JSON (a torn last line, garbage) and message entries without a
-valid role; rewrites empty error turns ("[assistant turn failed before producing
-content]") and blank user turns ("(continue)"); replaces corrupted inline images; inserts
-the missing tool results OpenAI code-mode and delivery-mirror turns need. A file that
-needs none of this is not written.
-
-The original is copied to FILE.bak-<pid>-<ms>; the repaired copy is written beside it,
-fsynced and renamed over FILE; then the copy is removed (if that fails, its path is
-printed). An interrupted repair leaves the original or the whole repaired file. The
-session's lock file (FILE.lock, as OpenClaw uses it) is held while repairing.
-
-Options:
-  --json             print one JSON report per file on stdout
-  --lock-timeout MS  how long to wait for the session lock (default 60000)
-  --no-lock          do not take the lock (the caller already holds it)
-  -q, --quiet        print only failures
-  -h, --help         this text
-
-Exit codes: 0 every file repaired or already fine; 1 not a session file (no valid
-header); 2 usage; 3 no such file; 4 the repair could not be written (the original is
-unchanged); 6 a directory; 7 unreadable; 8 empty (no entries); 9 the lock is held by
-another process. With several files, the first failure's code.
-
-Example:
-  transcript-hygiene repair ~/.openclaw/agents/main/sessions/*.jsonl
-`;
 
 function describe(report: RepairReport): string {
   if (report.repaired) {

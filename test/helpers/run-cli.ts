@@ -1,6 +1,6 @@
 /** Runs the command's `main` in this process with string stdin, and collects what it writes. */
 import { PassThrough, Readable } from 'node:stream';
-import { main } from '../../lib/cli.ts';
+import { main } from '../../lib/cli/main.ts';
 
 export interface CliRun {
   code: number;

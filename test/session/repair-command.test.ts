@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { main } from '../../lib/cli.ts';
+import { main } from '../../lib/cli/main.ts';
 import { EXIT } from '../../lib/exit-codes.ts';
 import { repairExitCode } from '../../lib/session/repair-command.ts';
 import { readFixtures, repairFixtures, tempDir } from './helpers/files.ts';

@@ -22,7 +22,7 @@ import { createRuleChain } from '../../lib/stage.ts';
 import { StatsRecorder } from '../../lib/stats.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../../lib/options.ts';
 import { sanitizeSessionHistory } from '../../lib/index.ts';
-import { main } from '../../lib/cli.ts';
+import { main } from '../../lib/cli/main.ts';
 import { EXIT } from '../../lib/exit-codes.ts';
 import type { BufferedRule, MessageRule, Rule } from '../../lib/rule.ts';
 import type { ContentBlock, ImageBlock, Message } from '../../lib/types.ts';

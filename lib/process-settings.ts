@@ -1,5 +1,5 @@
-// The process settings the command runs under, in plain JavaScript: bin/transcript-hygiene.js
-// reads them before tsx is loaded, so that a run which needs no re-exec pays nothing for it.
+// The process settings the command runs under, and when the command re-executes itself to get
+// them (lib/cli/launch.ts).
 //
 // Why re-exec at all: two settings decide the peak RSS of an image-heavy run and can only be
 // given when a process starts.
@@ -26,19 +26,23 @@ export const DEFAULT_MALLOC_ARENA_MAX = '2';
 /** The exit code when the child ran out of its heap (V8 aborts it with SIGABRT). */
 export const OUT_OF_MEMORY_EXIT = 10;
 
+export interface TunedProcessSettings {
+  execArgv: string[];
+  env: NodeJS.ProcessEnv;
+  heapLimitMb: number | undefined;
+}
+
 /** Commands that print and exit: they need no tuning and no second start-up. */
-const LIGHT_COMMANDS = new Set([undefined, 'help', '--help', '-h', 'policy', '--version', '-v']);
+const LIGHT_COMMANDS = new Set<string | undefined>([undefined, 'help', '--help', '-h', 'policy', '--version', '-v']);
 
 /**
  * The child's node flags and environment, or undefined when this process should run the
  * command itself (already tuned, a light command, or the user's own settings cover both).
  *
- * @param {readonly string[]} args the command's arguments (argv after the script)
- * @param {NodeJS.ProcessEnv} env
- * @param {readonly string[]} execArgv node's own flags of this process
- * @returns {{ execArgv: string[], env: NodeJS.ProcessEnv, heapLimitMb: number | undefined } | undefined}
+ * @param args the command's arguments (argv after the script)
+ * @param execArgv node's own flags of this process
  */
-export function tunedProcessSettings(args, env, execArgv) {
+export function tunedProcessSettings(args: readonly string[], env: NodeJS.ProcessEnv, execArgv: readonly string[]): TunedProcessSettings | undefined {
   if (env[TUNED_MARK] === '1' || LIGHT_COMMANDS.has(args[0]) || args.includes('--help') || args.includes('-h')) return undefined;
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   const userHeapFlag = given.some((flag) => /^--max-old-space-size(=|$)/.test(flag));
@@ -57,13 +61,8 @@ export function tunedProcessSettings(args, env, execArgv) {
   };
 }
 
-/**
- * The one line printed when the child ran out of heap.
- *
- * @param {number | undefined} heapLimitMb
- * @returns {string}
- */
-export function outOfMemoryMessage(heapLimitMb) {
+/** The one line printed when the child ran out of heap. */
+export function outOfMemoryMessage(heapLimitMb: number | undefined): string {
   const nodeDefaultMb = Math.round(getHeapStatistics().heap_size_limit / 1048576);
   const limit = heapLimitMb === undefined ? `node's heap limit, about ${nodeDefaultMb} MB` : `its ${heapLimitMb} MB heap limit`;
   const next = (heapLimitMb ?? nodeDefaultMb) * 2;

@@ -1,0 +1,27 @@
+/** `transcript-hygiene check`: where a transcript breaks the route's provider rules. */
+import { EXIT } from '../exit-codes.ts';
+import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
+import { runCheckCommand } from '../invariants/check-command.ts';
+import { ROUTE_OPTIONS, UsageError, checkInput, parse, routeOf, type Io } from './args.ts';
+import { CHECK_HELP } from './help.ts';
+
+export async function runCheck(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {
+    ...ROUTE_OPTIONS,
+    thinking: { type: 'boolean' },
+    format: { type: 'string' },
+    'after-hygiene': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout.write(CHECK_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) throw new UsageError(`check takes one input file, got ${positionals.length}`);
+  const format = values.format ?? 'auto';
+  if (format !== 'auto' && format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
+  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false };
+  resolveHygieneOptions(options);
+  const file = await checkInput(positionals[0]);
+  return runCheckCommand({ file, stdin: io.stdin, stdout: io.stdout, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
+}

@@ -1,0 +1,61 @@
+/** `transcript-hygiene export`: many sessions into a mirrored tree, in parallel. */
+import { runExportCommand } from '../export/command.ts';
+import { EXPORT_EXIT } from '../export/report.ts';
+import type { ExportFormat, ExportRoute } from '../export/routes.ts';
+import { ROUTE_OPTIONS, UsageError, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
+import { EXPORT_HELP } from './help.ts';
+
+export async function runExport(args: string[], io: Io): Promise<number> {
+  // export's usage errors exit 1, not 2 as the other commands' do (its codes are in EXPORT_HELP).
+  try {
+    const { values, positionals } = parse(args, {
+      ...ROUTE_OPTIONS,
+      thinking: { type: 'boolean' },
+      'route-file': { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      jobs: { type: 'string', short: 'j' },
+      format: { type: 'string' },
+      force: { type: 'boolean' },
+      repair: { type: 'boolean' },
+      quiet: { type: 'boolean', short: 'q' },
+      'job-memory': { type: 'string' },
+      'image-max-dimension': { type: 'string' },
+      'image-max-bytes': { type: 'string' },
+    });
+    if (values.help) {
+      io.stdout.write(EXPORT_HELP);
+      return EXPORT_EXIT.ok;
+    }
+    if (values.out === undefined) throw new UsageError('missing --out DIR (where the sanitized sessions go)');
+    if (positionals.length === 0) throw new UsageError('no input: give session files, directories, or - to read a list of paths from stdin');
+    const format = values.format ?? 'jsonl';
+    if (format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be jsonl or json, got ${values.format}`);
+    const flagRoute = values.provider !== undefined || values['model-api'] !== undefined || values['model-id'] !== undefined;
+    const routes = flagRoute || values['route-file'] === undefined ? [routeOf(values) as ExportRoute] : [];
+    return await runExportCommand(
+      {
+        inputs: positionals,
+        outDir: values.out,
+        routes,
+        routeFile: values['route-file'],
+        defaults: {
+          reasoning: values.reasoning,
+          thinking: values.thinking,
+          imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),
+          imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
+        },
+        format: format as ExportFormat,
+        jobs: positiveIntegerFlag('jobs', values.jobs),
+        jobMemoryMb: positiveIntegerFlag('job-memory', values['job-memory']),
+        force: values.force ?? false,
+        repair: values.repair ?? false,
+        quiet: values.quiet ?? false,
+      },
+      io,
+    );
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`transcript-hygiene: ${error.message}\nRun 'transcript-hygiene export --help' for usage.\n`);
+    return EXPORT_EXIT.usage;
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Every help text of the command, as plain strings: `--help` prints one of these without
+ * loading the command it describes.
+ */
+export const MAIN_HELP = `transcript-hygiene: clean an AI-agent transcript to a model provider's replay rules.
+
+Usage:
+  transcript-hygiene sanitize [FILE] --provider P --model-api A --model-id M [options]
+  transcript-hygiene policy --provider P --model-api A --model-id M [--reasoning] [--json]
+  transcript-hygiene check [FILE] --provider P --model-api A --model-id M [--after-hygiene] [--json]
+  transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
+  transcript-hygiene repair FILE... [--json]
+  transcript-hygiene help [COMMAND]
+
+Commands:
+  sanitize   read a transcript (JSONL of messages or session entries, or a JSON array),
+             write its replay copy for one provider route as JSONL
+  policy     print the resolved policy of a route and the rules that run for it
+  check      report where a transcript breaks the route's provider rules (exit 1 if it
+             does), as given or, with --after-hygiene, after the pipeline
+  export     sanitize many sessions (files, directories, a list on stdin) into a
+             mirrored tree, in parallel, resumable, with a report of the failures
+  repair     repair OpenClaw session files in place (torn lines, bad entries, empty
+             error turns, blank user turns, corrupted images, missing tool results)
+
+Run 'transcript-hygiene COMMAND --help' for a command's options.
+
+Environment:
+  TRANSCRIPT_HYGIENE_HEAP_MB=N   heap limit of the process doing the work, in MB (default:
+                                 node's); a run that needs more stops with exit 10
+  The work runs in a child node process started with MALLOC_ARENA_MAX=2 and --expose-gc,
+  which keep image-heavy runs in bounded memory; set both yourself to run in place.
+
+Example:
+  transcript-hygiene sanitize fixtures/sessions/demo.jsonl \\
+    --provider anthropic --model-api anthropic-messages --model-id claude-sonnet-4-5 --stats
+`;
+
+export const ROUTE_HELP = `Route (which provider the transcript is replayed to):
+  --provider P       provider id: anthropic, openai, google, amazon-bedrock, mistral,
+                     openrouter, ollama, ... (unknown ids get the default policy)
+  --model-api A      the model API: anthropic-messages, openai-responses,
+                     openai-completions, google-generative-ai, bedrock-converse-stream, ...
+  --model-id M       the model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro
+  --reasoning        the model declares reasoning support (keeps reasoning fields on
+                     OpenAI-compatible chat-completions routes)`;
+
+export const SANITIZE_HELP = `Usage: transcript-hygiene sanitize [FILE] --provider P --model-api A --model-id M [options]
+
+Reads FILE (or stdin when FILE is absent or '-') and writes the replay copy as JSONL,
+one message a line, to stdout or to -o FILE. The input is an OpenClaw / pi session file
+(a {"type":"session"} header and entries), a stream of bare messages ({"role": ...}),
+or a JSON array of messages (first character '['). A session file is read as OpenClaw
+loads it: the active branch only, the latest compaction's summary in place of what it
+summarised, branch summaries and custom messages as messages, other entries skipped,
+lines that are not JSON skipped (counted in --stats); a session piped to stdin is first
+copied to a temporary file (a session is read twice: an index pass, then the messages).
+
+${ROUTE_HELP}
+
+Options:
+  -o, --output FILE  write here instead of stdout (written to a temporary file and
+                     renamed when complete, so a partial file never appears)
+  --thinking         thinking is on for this request (request-time steps)
+  --display          for people, not a model: also remove runtime wrappers (internal
+                     context, inbound metadata, channel envelopes) from user turns
+  --format F         input format: auto (default), jsonl, json
+  --image-max-dimension N
+                     longest side of a replayed image, in pixels (default 1200);
+                     larger images are re-encoded as JPEG to fit
+  --image-max-bytes N
+                     largest replayed image, in decoded bytes (default 5242880,
+                     5 MiB); larger images are re-encoded as JPEG to fit
+  --stats            print what each rule did as JSON on stderr
+  -h, --help         this text
+
+Exit codes: 0 done; 1 bad input (names file and line); 2 usage; 3 no such file;
+4 output not writable; 5 transcript cannot be made valid for the route; 6 input is a
+directory; 7 input unreadable; 8 input empty; 10 out of memory (see TRANSCRIPT_HYGIENE_HEAP_MB
+in 'transcript-hygiene help').
+
+Examples:
+  transcript-hygiene sanitize session.jsonl --provider anthropic \\
+    --model-api anthropic-messages --model-id claude-sonnet-4-5 -o replay.jsonl
+  cat session.jsonl | transcript-hygiene sanitize --provider google \\
+    --model-api google-generative-ai --model-id gemini-2.5-pro --stats > replay.jsonl
+`;
+
+export const POLICY_HELP = `Usage: transcript-hygiene policy --provider P --model-api A --model-id M [--reasoning] [--json]
+
+Prints the policy resolved for the route and the rules that run for it, in order.
+
+${ROUTE_HELP}
+
+Options:
+  --json             print {route, policy, rules} as JSON
+  -h, --help         this text
+
+Example:
+  transcript-hygiene policy --provider mistral --model-api openai-completions --model-id mistral-large-latest
+`;
+
+export const CHECK_HELP = `Usage: transcript-hygiene check [FILE] --provider P --model-api A --model-id M [options]
+
+Reads FILE (or stdin) like sanitize and reports every place where the transcript breaks
+a structural rule the route's provider API enforces (tool results that do not follow
+their calls, bad tool-call ids, empty content, alternation, ...), naming the rule, the
+message index (and input line) and the offending id or block.
+
+${ROUTE_HELP}
+
+Options:
+  --after-hygiene    check the pipeline's output (what sanitize writes) instead of the input
+  --thinking         thinking is on for the request (checks the trailing-prefill rule)
+  --format F         input format: auto (default), jsonl, json
+  --json             print {route, checked, families, messages, violations} as JSON
+  -h, --help         this text
+
+Exit codes: 0 no violation; 1 violations found (or bad input, named on stderr); 2 usage;
+3 input missing (6 a directory, 7 unreadable); 5 (with --after-hygiene) the pipeline cannot make the
+transcript valid for the route.
+
+Examples:
+  transcript-hygiene check session.jsonl --provider amazon-bedrock \\
+    --model-api bedrock-converse-stream --model-id anthropic.claude-sonnet-4-5-20250929-v1:0
+  transcript-hygiene check session.jsonl --after-hygiene --json --provider openai \\
+    --model-api openai-responses --model-id gpt-5
+`;
+
+export const EXPORT_HELP = `Usage: transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
+       transcript-hygiene export --out DIR --route-file ROUTES.json [options] INPUT...
+
+Sanitizes many sessions into DIR, in parallel worker threads. INPUT is a session file,
+a directory (searched recursively for *.jsonl), or '-' to read a list of paths from
+stdin (one a line, or NUL-separated as find -print0 writes them). DIR mirrors the input
+tree (the paths below the deepest directory that holds every input): one sanitized file
+per session, under one subdirectory per route (named by the route) when several are
+given. Each output is written to a temporary file and renamed when complete.
+
+A session that cannot be read or sanitized never stops the export: it is listed with
+file, line and reason in DIR/export-report.json and in the summary on stderr.
+DIR/.export-manifest.json records each finished output; a re-run skips the outputs whose
+session (size, mtime) and options are unchanged and whose file is in place.
+
+${ROUTE_HELP}
+
+Options:
+  -o, --out DIR      output directory (created if missing)
+  --route-file F     routes to export for, as a JSON array of {"name", "provider",
+                     "modelApi", "modelId", "reasoning", "thinking", "imageMaxDimensionPx",
+                     "imageMaxBytes", "allowedToolNames"}; with the route flags too, both
+  --thinking         thinking is on for the requests (request-time steps), every route
+  --format F         output: jsonl (default, one message a line) or json (one array a file)
+  -j, --jobs N       worker threads (default: the number of cores)
+  --force            redo every output, even those done and current
+  --repair           repair a copy of each session first (as 'transcript-hygiene repair'
+                     does: torn and invalid lines dropped, ...) and export the copy, so
+                     bad lines do not fail it; the session itself is never changed
+  --job-memory MB    heap limit of each job, in MiB (default 2048); a session that needs
+                     more fails as out_of_memory and the export goes on
+  --image-max-dimension N, --image-max-bytes N
+                     as for sanitize, every route
+  -q, --quiet        no progress lines (the summary is still printed if something failed)
+  -h, --help         this text
+
+Progress goes to stderr: on a terminal one status line (outputs done/total, failures,
+bytes, MB/s, ETA), otherwise one line per output.
+
+Exit codes (export's own): 0 every session exported or already current; 2 some sessions
+failed (listed in the report), the rest were exported; 1 usage error, or the export
+could not start (DIR not writable, or in use by another export); 130 interrupted by
+SIGINT (143: SIGTERM), run it again to resume; 70 internal error.
+
+Examples:
+  transcript-hygiene export --out replay/ --provider anthropic \\
+    --model-api anthropic-messages --model-id claude-sonnet-4-5 sessions/
+  find sessions -name '*.jsonl' -mtime -7 -print0 | \\
+    transcript-hygiene export --out week/ --route-file routes.json --jobs 4 -
+`;
+
+export const REPAIR_HELP = `Usage: transcript-hygiene repair FILE... [options]
+
+Repairs OpenClaw session files in place, as OpenClaw's repairSessionFileIfNeeded does:
+drops lines that are not JSON (a torn last line, garbage) and message entries without a
+valid role; rewrites empty error turns ("[assistant turn failed before producing
+content]") and blank user turns ("(continue)"); replaces corrupted inline images; inserts
+the missing tool results OpenAI code-mode and delivery-mirror turns need. A file that
+needs none of this is not written.
+
+The original is copied to FILE.bak-<pid>-<ms>; the repaired copy is written beside it,
+fsynced and renamed over FILE; then the copy is removed (if that fails, its path is
+printed). An interrupted repair leaves the original or the whole repaired file. The
+session's lock file (FILE.lock, as OpenClaw uses it) is held while repairing.
+
+Options:
+  --json             print one JSON report per file on stdout
+  --lock-timeout MS  how long to wait for the session lock (default 60000)
+  --no-lock          do not take the lock (the caller already holds it)
+  -q, --quiet        print only failures
+  -h, --help         this text
+
+Exit codes: 0 every file repaired or already fine; 1 not a session file (no valid
+header); 2 usage; 3 no such file; 4 the repair could not be written (the original is
+unchanged); 6 a directory; 7 unreadable; 8 empty (no entries); 9 the lock is held by
+another process. With several files, the first failure's code.
+
+Example:
+  transcript-hygiene repair ~/.openclaw/agents/main/sessions/*.jsonl
+`;
