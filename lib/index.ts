@@ -3,7 +3,7 @@
  * as a stream, in bounded memory.
  */
 import type { Duplex } from 'node:stream';
-import { createPipeline, createPipelineTransform } from './pipeline.ts';
+import { createPipeline, createPipelineTransform, createRuleTransform } from './pipeline.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
@@ -44,6 +44,20 @@ export function createHygieneStream(options: SanitizeOptions): Duplex {
   return stream;
 }
 
+/**
+ * One named rule of a route as its own object-mode Transform (messages in, messages out), for
+ * composing your own pipeline: pipe rules in `ruleNamesFor(route)` order. The fused
+ * `createHygieneStream` runs them all in one Transform and stays the faster default.
+ */
+export function createRuleStream(name: string, options: SanitizeOptions): Duplex {
+  const { stream, stats } = createRuleTransform(name, options);
+  if (options.onStats) {
+    const onStats = options.onStats;
+    stream.once('end', () => onStats(stats()));
+  }
+  return stream;
+}
+
 export { resolveTranscriptPolicy } from './policy.ts';
 export type { TranscriptPolicy, TranscriptRoute, ToolCallIdMode } from './policy.ts';
 export { resolveHygieneOptions, DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_DIMENSION_PX } from './options.ts';
@@ -51,7 +65,7 @@ export type { HygieneOptions, ResolvedHygieneOptions } from './options.ts';
 export { HygieneError, isHygieneError } from './errors.ts';
 export type { HygieneErrorCode } from './errors.ts';
 export type { HygieneStats } from './stats.ts';
-export { STAGES, selectRules } from './pipeline.ts';
+export { STAGES, selectRules, ruleNamesFor } from './pipeline.ts';
 export { parseJsonl, stringifyJsonl, readJsonlMessages } from './jsonl.ts';
 export { sanitizeStream } from './run.ts';
 export { readSessionMessages } from './session/read.ts';

@@ -12,6 +12,7 @@ import { StatsRecorder, type HygieneStats } from './stats.ts';
 import type { Emit, Rule } from './rule.ts';
 import type { Message } from './types.ts';
 import type { Transform } from 'node:stream';
+import { HygieneError } from './errors.ts';
 import { dropNonObjectMessagesRule } from '../transforms/drop-non-object-messages.ts';
 import { annotateInterSessionProvenanceRule } from '../transforms/annotate-inter-session-provenance.ts';
 import { dropBlankUserTextRule } from '../transforms/drop-blank-user-text.ts';
@@ -180,4 +181,29 @@ export function createPipelineTransform(options: HygieneOptions, select: SelectO
   const { policy, options: resolved, rules, stats } = prepare(options, select);
   const stream = toTransform(rules, { policy, options: resolved, stats });
   return { stream, policy, rules, stats: () => stats.snapshot() };
+}
+
+/** The names of the rules that run for a route, in order (request-time steps too, unless `requestTime: false`). */
+export function ruleNamesFor(options: HygieneOptions, select: SelectOptions = {}): string[] {
+  return prepare(options, select).rules.map((rule) => rule.meta.name);
+}
+
+/**
+ * One named rule of a route as its own object-mode Transform, for users who compose their own
+ * pipeline. Rules rely on the ones before them (spec order), so pipe them in `ruleNamesFor`'s
+ * order; a rule that does not run for the route is refused, naming the ones that do.
+ */
+export function createRuleTransform(name: string, options: HygieneOptions): PipelineTransform {
+  const { policy, options: resolved, rules, stats } = prepare(options, {});
+  const rule = rules.find((candidate) => candidate.meta.name === name);
+  if (rule === undefined) {
+    const known = STAGES.some((entry) => entry.rule.meta.name === name);
+    const route = `${resolved.provider}/${resolved.modelApi}/${resolved.modelId}`;
+    throw new HygieneError(
+      'invalid_option',
+      `${known ? `rule ${name} does not run for ${route}` : `no rule named ${JSON.stringify(name)}`}; the route's rules are: ${rules.map((candidate) => candidate.meta.name).join(', ')}`,
+    );
+  }
+  const stream = toTransform([rule], { policy, options: resolved, stats });
+  return { stream, policy, rules: [rule], stats: () => stats.snapshot() };
 }

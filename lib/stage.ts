@@ -7,7 +7,8 @@
  * wraps a chain (one rule or many fused) in a single object-mode Transform; it is the
  * only place in the project that implements the stream contract.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import type { Transform, TransformCallback } from 'node:stream';
+import through2 from 'through2';
 import { HygieneError, isHygieneError } from './errors.ts';
 import type { Emit, Rule, RuleContext, RuleProcessor } from './rule.ts';
 import type { Message } from './types.ts';
@@ -151,19 +152,21 @@ export interface StageTransformOptions {
 }
 
 /**
- * Wraps rules (one, or several fused) in one object-mode Transform. Errors from a rule
- * reach the stream's 'error' event as a HygieneError naming the rule and the index of
- * the message in that rule's input; destroy releases what the rules hold.
+ * Wraps rules (one, or several fused) in one object-mode Transform, built with through2.obj.
+ * Errors from a rule reach the stream's 'error' event as a HygieneError naming the rule and
+ * the index of the message in that rule's input; destroy releases what the rules hold.
+ *
+ * The Transform is readable-stream's (through2's base), which pipes and composes with node's
+ * own streams (stream.pipeline, for await); its type is given as node's Transform.
  */
 export function toTransform(rules: readonly Rule[], env: ChainEnvironment, options: StageTransformOptions = {}): Transform {
-  let chain: RuleChain;
-  const transform = new Transform({
-    objectMode: true,
-    highWaterMark: options.highWaterMark ?? 16,
-    transform(message: Message, _encoding: BufferEncoding, callback: TransformCallback) {
+  let chain: RuleChain | undefined;
+  const transform = through2.obj(
+    { highWaterMark: options.highWaterMark ?? 16 },
+    function (message: Message, _encoding: BufferEncoding, callback: TransformCallback) {
       let wait: Promise<void> | undefined;
       try {
-        wait = chain.write(message);
+        wait = chain!.write(message);
       } catch (error) {
         callback(error as Error);
         return;
@@ -171,26 +174,23 @@ export function toTransform(rules: readonly Rule[], env: ChainEnvironment, optio
       if (wait === undefined) callback();
       else wait.then(() => callback(), callback);
     },
-    flush(callback: TransformCallback) {
+    function (callback: TransformCallback) {
       let ended: Promise<void> | undefined;
       try {
-        ended = chain.end();
+        ended = chain!.end();
       } catch (error) {
         callback(error as Error);
         return;
       }
       const done = (): void => {
-        chain.dispose();
+        chain!.dispose();
         callback();
       };
       if (ended === undefined) done();
       else ended.then(done, callback);
     },
-    destroy(error: Error | null, callback: (error: Error | null) => void) {
-      chain.dispose();
-      callback(error);
-    },
-  });
+  ) as unknown as Transform;
+  transform.once('close', () => chain!.dispose());
   chain = createRuleChain(rules, env, (message) => {
     transform.push(message);
   });
