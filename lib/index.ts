@@ -3,7 +3,8 @@
  * as a stream, in bounded memory.
  */
 import type { Duplex } from 'node:stream';
-import { createPipeline, createPipelineTransform, createRuleTransform } from './pipeline.ts';
+import { createPipeline } from './pipeline.ts';
+import { createPipelineTransform, createRuleTransform } from './pipeline-streams.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';

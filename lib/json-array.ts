@@ -4,7 +4,6 @@
  * Elements that are not objects are passed on; the pipeline's first rule drops and counts them.
  */
 import { Readable } from 'node:stream';
-import streamArray from 'stream-json/streamers/stream-array.js';
 import { HygieneError } from './errors.ts';
 import type { Message } from './types.ts';
 import type { ByteSource } from './jsonl.ts';
@@ -16,6 +15,8 @@ export async function* readJsonArrayMessages(
   options: { source?: string } = {},
 ): AsyncGenerator<Message[]> {
   const source = options.source ?? '<input>';
+  // Loaded here, not at start-up: only JSON-array input needs the parser (tens of ms to load).
+  const { default: streamArray } = await import('stream-json/streamers/stream-array.js');
   const parser = streamArray.withParserAsStream();
   const feed = Readable.from(input, { objectMode: false });
   feed.on('error', (error) => parser.destroy(error));

@@ -7,12 +7,10 @@
  */
 import { resolveTranscriptPolicy, type TranscriptPolicy } from './policy.ts';
 import { resolveHygieneOptions, type HygieneOptions, type ResolvedHygieneOptions } from './options.ts';
-import { createRuleChain, toTransform, type RuleChain } from './stage.ts';
+import { createRuleChain, type RuleChain } from './stage.ts';
 import { StatsRecorder, type HygieneStats } from './stats.ts';
 import type { Emit, Rule } from './rule.ts';
 import type { Message } from './types.ts';
-import type { Transform } from 'node:stream';
-import { HygieneError } from './errors.ts';
 import { dropNonObjectMessagesRule } from '../transforms/drop-non-object-messages.ts';
 import { annotateInterSessionProvenanceRule } from '../transforms/annotate-inter-session-provenance.ts';
 import { dropBlankUserTextRule } from '../transforms/drop-blank-user-text.ts';
@@ -141,14 +139,14 @@ export interface HygienePipeline {
   stats(): HygieneStats;
 }
 
-interface Prepared {
+export interface Prepared {
   policy: TranscriptPolicy;
   options: ResolvedHygieneOptions;
   rules: Rule[];
   stats: StatsRecorder;
 }
 
-function prepare(options: HygieneOptions, select: SelectOptions): Prepared {
+export function prepare(options: HygieneOptions, select: SelectOptions): Prepared {
   const resolved = resolveHygieneOptions(options);
   const policy = resolveTranscriptPolicy(resolved);
   return { policy, options: resolved, rules: selectRules(policy, resolved, select), stats: new StatsRecorder() };
@@ -169,41 +167,7 @@ export function createPipeline(options: HygieneOptions, sink: Emit, select: Sele
   };
 }
 
-export interface PipelineTransform {
-  readonly stream: Transform;
-  readonly policy: TranscriptPolicy;
-  readonly rules: readonly Rule[];
-  stats(): HygieneStats;
-}
-
-/** The same rules as `createPipeline`, as one object-mode Transform. */
-export function createPipelineTransform(options: HygieneOptions, select: SelectOptions = {}): PipelineTransform {
-  const { policy, options: resolved, rules, stats } = prepare(options, select);
-  const stream = toTransform(rules, { policy, options: resolved, stats });
-  return { stream, policy, rules, stats: () => stats.snapshot() };
-}
-
 /** The names of the rules that run for a route, in order (request-time steps too, unless `requestTime: false`). */
 export function ruleNamesFor(options: HygieneOptions, select: SelectOptions = {}): string[] {
   return prepare(options, select).rules.map((rule) => rule.meta.name);
-}
-
-/**
- * One named rule of a route as its own object-mode Transform, for users who compose their own
- * pipeline. Rules rely on the ones before them (spec order), so pipe them in `ruleNamesFor`'s
- * order; a rule that does not run for the route is refused, naming the ones that do.
- */
-export function createRuleTransform(name: string, options: HygieneOptions): PipelineTransform {
-  const { policy, options: resolved, rules, stats } = prepare(options, {});
-  const rule = rules.find((candidate) => candidate.meta.name === name);
-  if (rule === undefined) {
-    const known = STAGES.some((entry) => entry.rule.meta.name === name);
-    const route = `${resolved.provider}/${resolved.modelApi}/${resolved.modelId}`;
-    throw new HygieneError(
-      'invalid_option',
-      `${known ? `rule ${name} does not run for ${route}` : `no rule named ${JSON.stringify(name)}`}; the route's rules are: ${rules.map((candidate) => candidate.meta.name).join(', ')}`,
-    );
-  }
-  const stream = toTransform([rule], { policy, options: resolved, stats });
-  return { stream, policy, rules: [rule], stats: () => stats.snapshot() };
 }

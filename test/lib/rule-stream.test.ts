@@ -19,7 +19,7 @@ const transcript = [
 async function collect(streams: NodeJS.ReadWriteStream[], input: readonly unknown[]): Promise<unknown[]> {
   const out: unknown[] = [];
   const sink = new Writable({ objectMode: true, write: (message, _encoding, callback) => (out.push(message), callback()) });
-  await pipeline([Readable.from(structuredClone(input)), ...streams, sink] as unknown as Parameters<typeof pipeline>);
+  await pipeline([Readable.from(structuredClone(input)), ...streams, sink]);
   return out;
 }
 

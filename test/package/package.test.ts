@@ -1,0 +1,127 @@
+/**
+ * The published artifact works without the sources: packed, installed into an empty folder
+ * with runtime dependencies only, then used from plain JavaScript, from a strict TypeScript
+ * consumer, and through its bin; publint and attw find nothing.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { packAndInstall, root, type PackedInstall } from '../helpers/packed.ts';
+
+const run = promisify(execFile);
+const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
+
+describe('the packed package', () => {
+  let packed: PackedInstall;
+  before(async () => {
+    packed = await packAndInstall();
+  });
+  after(async () => {
+    await packed?.remove();
+  });
+
+  test('the tarball holds compiled code, types, the bin, README and LICENSE, and nothing of the development', () => {
+    const files = packed.files;
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'bin/transcript-hygiene.js', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/cli/main.js']) {
+      assert.ok(files.includes(needed), `${needed} is shipped`);
+    }
+    const development = files.filter((file) => /^(test|bench|fixtures|\.ci|lib|transforms)\//.test(file) || (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.startsWith('tsconfig'));
+    assert.deepEqual(development, [], 'no sources, tests, benchmarks, recorded fixtures or CI files');
+  });
+
+  test('installing it brings no TypeScript tooling', async () => {
+    const installed = await readdir(path.join(packed.app, 'node_modules'));
+    for (const tool of ['tsx', 'typescript', 'esbuild', 'c8', 'fast-check']) assert.ok(!installed.includes(tool), `${tool} is not installed`);
+    assert.ok(installed.includes('stream-json') && installed.includes('through2'));
+  });
+
+  test('a plain .mjs imports the library and sanitizes, streams included', async () => {
+    const script = path.join(packed.app, 'use.mjs');
+    await writeFile(
+      script,
+      `import { sanitizeSessionHistory, createRuleStream, ruleNamesFor, resolveTranscriptPolicy } from 'transcript-hygiene';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5', now: () => 1 };
+const messages = [
+  { role: 'user', content: [{ type: 'text', text: '  ' }] },
+  { role: 'user', content: 'read it' },
+  { role: 'assistant', content: [{ type: 'toolCall', id: 'call|1', name: 'read', arguments: { path: 'a' } }], stopReason: 'toolUse' },
+];
+const replay = await sanitizeSessionHistory(messages, route);
+const streamed = [];
+await pipeline(Readable.from(messages), ...ruleNamesFor(route).map((name) => createRuleStream(name, route)), new Writable({ objectMode: true, write(m, _e, cb) { streamed.push(m); cb(); } }));
+console.log(JSON.stringify({ replay, streamed, frozen: Object.isFrozen(resolveTranscriptPolicy(route)) }));
+`,
+    );
+    const { stdout } = await run(process.execPath, [script], { cwd: packed.app });
+    const { replay, streamed, frozen } = JSON.parse(stdout) as { replay: { role: string; content: unknown }[]; streamed: unknown[]; frozen: boolean };
+    assert.deepEqual(replay.map((message) => message.role), ['user', 'assistant', 'toolResult']);
+    assert.match(JSON.stringify(replay[1]!.content), /"id":"call1"/, 'the id is sanitized for Anthropic');
+    assert.deepEqual(streamed, replay);
+    assert.equal(frozen, true);
+  });
+
+  test('a strict TypeScript consumer (nodenext, exactOptionalPropertyTypes) type-checks against the shipped types', async () => {
+    await writeFile(
+      path.join(packed.app, 'consumer.ts'),
+      `import { sanitizeSessionHistory, createHygieneStream, createRuleStream, ruleNamesFor, isHygieneError, type HygieneStats, type Message, type TranscriptPolicy } from 'transcript-hygiene';
+const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' } as const;
+const replay: Message[] = await sanitizeSessionHistory([], { ...route, onStats: (stats: HygieneStats) => void stats.messagesIn });
+const names: string[] = ruleNamesFor(route);
+const stream: NodeJS.ReadWriteStream = createHygieneStream(route);
+const one = createRuleStream(names[0] ?? 'drop-non-object-messages', route);
+export function describe(error: unknown, policy: TranscriptPolicy): string {
+  return isHygieneError(error) ? error.code : String(policy) + replay.length + String(stream) + String(one);
+}
+`,
+    );
+    await writeFile(
+      path.join(packed.app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [path.join(root, 'node_modules', '@types')],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', packed.app]).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    assert.equal('failed' in result ? result.stdout : '', '');
+  });
+
+  test('the installed bin answers --help and --version and sanitizes a file', async () => {
+    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    const help = await run(packed.bin, ['--help']);
+    assert.match(help.stdout, /^transcript-hygiene: clean an AI-agent transcript/);
+    assert.equal((await run(packed.bin, ['--version'])).stdout, `${manifest.version}\n`);
+    const demo = path.join(packed.app, 'demo.jsonl');
+    await copyFile(path.join(root, 'fixtures', 'sessions', 'demo.jsonl'), demo);
+    const { stdout } = await run(packed.bin, ['sanitize', demo, ...route]);
+    const installed = await run(process.execPath, [path.join(root, 'bin', 'transcript-hygiene.js'), 'sanitize', demo, ...route]);
+    assert.equal(stdout, installed.stdout, 'the compiled command writes what the sources write');
+    assert.equal(stdout.trim().split('\n').length, 8);
+  });
+
+  test('publint and attw (ESM-only profile) find nothing in the tarball', async () => {
+    const publint = await run(process.execPath, [path.join(root, 'node_modules', 'publint', 'src', 'cli.js'), 'run', '--strict', packed.tarball]);
+    assert.match(publint.stdout, /All good!/);
+    const attwBin = path.join(root, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+    const attw = await run(process.execPath, [attwBin, packed.tarball, '--profile', 'esm-only', '--format', 'json']).catch((error: { stdout: string }) => error);
+    const { analysis } = JSON.parse(attw.stdout) as { analysis: { problems: { kind: string; resolutionKind?: string }[] } };
+    // The package is ESM only: a require() from CommonJS (node10, node16-cjs) is out of scope.
+    const problems = analysis.problems.filter((problem) => !['node10', 'node16-cjs'].includes(problem.resolutionKind ?? ''));
+    assert.deepEqual(problems, []);
+  });
+});
