@@ -15,7 +15,7 @@ import { closeSync, openSync, readSync, unlinkSync, writeSync, ftruncateSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { rawLineOf } from './jsonl.ts';
+import { sourceLineLength } from './jsonl.ts';
 import type { Message } from './types.ts';
 
 /** Rough in-memory size of a JSON value, in bytes; cheap, and capped so huge values are not walked twice. */
@@ -49,8 +49,8 @@ export function approximateSize(value: unknown, cap = 1 << 30): number {
 
 /** Size of a message for the budget: its original line when we have it (no walk), else an estimate. */
 export function messageSize(message: Message): number {
-  const raw = rawLineOf(message);
-  return raw === undefined ? approximateSize(message) : 64 + raw.length * 2;
+  const length = sourceLineLength(message);
+  return length === undefined ? approximateSize(message) : 64 + length * 2;
 }
 
 /** An append-only temporary file of lines, read back sequentially from the front. */

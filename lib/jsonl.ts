@@ -8,28 +8,38 @@
  *
  * Raw passthrough: the reader remembers each bare message's original line; when no rule
  * replaced the message (every rule returned the same object), the writer copies that
- * line instead of calling JSON.stringify.
+ * line instead of calling JSON.stringify. When a rule returned a copy and recorded its edits
+ * (lib/message-edits.ts), the writer patches the original line where it can.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
+import { derivationOf, type MessageEdit } from './message-edits.ts';
+import { inputLineOf, recordInputLine } from './input-lines.ts';
+
+export { inputLineOf };
 
 /** Bytes or text in chunks: a Readable, an async generator, or an array of chunks. */
 export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
 const rawLines = new WeakMap<object, string>();
 
-const inputLines = new WeakMap<object, number>();
-
-/** The 1-based input line a message was read from, when the reader was asked to record it. */
-export function inputLineOf(message: Message): number | undefined {
-  return inputLines.get(message);
-}
-
 /** The original line of a message read from JSONL, if it is still the same object. */
 export function rawLineOf(message: Message): string | undefined {
   return rawLines.get(message);
+}
+
+/**
+ * The length of the line the message came from, or of the one its recorded edits were made
+ * to (without patching it): a cheap size for memory budgets.
+ */
+export function sourceLineLength(message: Message): number | undefined {
+  for (let m: Message | undefined = message; m !== undefined; m = derivationOf(m)?.from) {
+    const raw = rawLines.get(m);
+    if (raw !== undefined) return raw.length;
+  }
+  return undefined;
 }
 
 export interface JsonlReadOptions {
@@ -82,7 +92,7 @@ export class JsonlLineParser {
     if (type === 'message') {
       const message = value.message;
       if (!isRecord(message)) throw this.fail(lineNumber, 'a "message" entry without a message object');
-      if (this.recordLines) inputLines.set(message, lineNumber);
+      if (this.recordLines) recordInputLine(message, lineNumber);
       return message;
     }
     if (typeof type === 'string' && value.role === undefined) {
@@ -90,7 +100,7 @@ export class JsonlLineParser {
       return undefined;
     }
     rawLines.set(value, line);
-    if (this.recordLines) inputLines.set(value, lineNumber);
+    if (this.recordLines) recordInputLine(value, lineNumber);
     return value;
   }
 
@@ -116,7 +126,7 @@ export class JsonlLineParser {
     }
     if (!isRecord(message) || !isRecord(envelope) || envelope.type !== 'message') return undefined;
     rawLines.set(message, text);
-    if (this.recordLines) inputLines.set(message, lineNumber);
+    if (this.recordLines) recordInputLine(message, lineNumber);
     return message;
   }
 
@@ -213,46 +223,84 @@ export function parseJsonl(options: JsonlReadOptions = {}): Transform {
 }
 
 /**
- * Gives `copy` the original's raw line with textual replacements applied, so the writer need not
- * stringify a large message in which a rule changed one small value (a tool-call id). Each
- * `from` must be a JSON fragment (such as `"toolCallId":"a"`) that occurs exactly once in the
- * original line; otherwise nothing is recorded and the copy is stringified as usual. The caller
- * guarantees that the replacements are the only differences between original and copy.
+ * The line of a message as its original bytes: the input line itself for an untouched message,
+ * or, for a copy whose rule recorded its edits, its original's line with those edits patched in.
+ * Undefined when the message has to be stringified: no line to start from, or an edit that
+ * cannot be patched (a field added, a non-string value replaced, a fragment not found exactly
+ * once).
  */
-export function deriveRawLine(original: Message, copy: Message, replacements: ReadonlyArray<readonly [from: string, to: string]>): boolean {
-  const raw = rawLines.get(original);
-  if (raw === undefined || replacements.length === 0) return false;
-  const edits: Array<{ at: number; from: string; to: string }> = [];
-  for (const [from, to] of replacements) {
-    const at = raw.indexOf(from);
-    if (at < 0 || raw.indexOf(from, at + 1) >= 0) return false;
-    edits.push({ at, from, to });
+export function patchedLineOf(message: Message): string | undefined {
+  const raw = rawLines.get(message);
+  if (raw !== undefined) return raw;
+  const derivation = derivationOf(message);
+  if (derivation === undefined) return undefined;
+  const base = patchedLineOf(derivation.from);
+  if (base === undefined) return undefined;
+  return applyEdits(base, derivation.from, derivation.edits);
+}
+
+/** A JSON `"key":value` fragment as JSON.stringify writes it. */
+function jsonMember(key: string, value: unknown): string {
+  return JSON.stringify(key) + ':' + JSON.stringify(value);
+}
+
+/**
+ * The text replacement for one edit, or undefined when it cannot be written as one. Each `from`
+ * is a JSON fragment that must occur exactly once in the line. A removed block takes one
+ * adjacent comma with it: the one after it when a kept block follows, else the one before
+ * it, so the fragments of neighbouring removals never share a comma.
+ */
+function textEdits(original: Message, edits: readonly MessageEdit[]): Array<readonly [from: string, to: string]> | undefined {
+  const out: Array<readonly [string, string]> = [];
+  let removed: Map<number, unknown> | undefined;
+  for (const edit of edits) {
+    if (edit.kind === 'remove-block') {
+      (removed ??= new Map()).set(edit.index, edit.block);
+      continue;
+    }
+    // Only a string is delimited in the text (a number could be the prefix of another).
+    if (typeof edit.from !== 'string' || edit.to === undefined) return undefined;
+    out.push([jsonMember(edit.field, edit.from), jsonMember(edit.field, edit.to)]);
   }
-  edits.sort((a, b) => a.at - b.at);
+  if (removed !== undefined) {
+    const content = original.content;
+    if (!Array.isArray(content)) return undefined;
+    let keptAfter = false;
+    for (let i = content.length - 1; i >= 0; i--) {
+      if (!removed.has(i)) {
+        keptAfter = true;
+        continue;
+      }
+      const json = JSON.stringify(removed.get(i));
+      out.push([keptAfter ? json + ',' : ',' + json, '']);
+    }
+  }
+  return out;
+}
+
+function applyEdits(line: string, original: Message, edits: readonly MessageEdit[]): string | undefined {
+  const replacements = textEdits(original, edits);
+  if (replacements === undefined || replacements.length === 0) return undefined;
+  const located: Array<{ at: number; from: string; to: string }> = [];
+  for (const [from, to] of replacements) {
+    const at = line.indexOf(from);
+    if (at < 0 || line.indexOf(from, at + 1) >= 0) return undefined;
+    located.push({ at, from, to });
+  }
+  located.sort((a, b) => a.at - b.at);
   let out = '';
   let cursor = 0;
-  for (const edit of edits) {
-    if (edit.at < cursor) return false; // overlapping fragments
-    out += raw.slice(cursor, edit.at) + edit.to;
+  for (const edit of located) {
+    if (edit.at < cursor) return undefined; // overlapping fragments
+    out += line.slice(cursor, edit.at) + edit.to;
     cursor = edit.at + edit.from.length;
   }
-  rawLines.set(copy, out + raw.slice(cursor));
-  return true;
-}
-
-/** Whether the message still has its original line (deriveRawLine can only patch one that does). */
-export function hasRawLine(message: Message): boolean {
-  return rawLines.has(message);
-}
-
-/** A JSON `"key":value` fragment as JSON.stringify writes it, for deriveRawLine. */
-export function jsonMember(key: string, value: unknown): string {
-  return JSON.stringify(key) + ':' + JSON.stringify(value);
+  return out + line.slice(cursor);
 }
 
 /** One JSONL line (with its newline) for a message: the original line when the message is untouched. */
 export function stringifyMessage(message: Message): string {
-  return (rawLines.get(message) ?? JSON.stringify(message)) + '\n';
+  return (patchedLineOf(message) ?? JSON.stringify(message)) + '\n';
 }
 
 const WRITE_CHUNK_CHARS = 64 * 1024;

@@ -20,12 +20,12 @@
  * recorded (test/differential/record.ts).
  *
  * Unit: message (stateless). Counter: `aligned`. Untouched messages are returned as the same
- * object; an id-only change patches the original line.
+ * object; the copy records which id fields were set.
  */
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
-import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
+import { recordEdits, setField, type MessageEdit } from '../lib/message-edits.ts';
 import { REWRITE_ID_FIELDS, resultIdOf } from './tool-call-shapes.ts';
 
 /** The result with every id field set to its pairing id (the same object when they all are). */
@@ -35,8 +35,7 @@ export function alignToolResultIds(message: Message): Message {
   // whitespace-only field must not give the id sanitizer an id of its own to resolve either.
   const id = resultIdOf(message) ?? '';
   let copy: Record<string, unknown> | undefined;
-  const replacements: Array<[string, string]> = [];
-  let added = false;
+  const edits: MessageEdit[] = [];
   for (const field of REWRITE_ID_FIELDS) {
     const value = message[field];
     const stale =
@@ -48,13 +47,10 @@ export function alignToolResultIds(message: Message): Message {
     if (!stale) continue;
     copy ??= { ...message };
     copy[field] = id;
-    if (typeof value === 'string') replacements.push([jsonMember(field, value), jsonMember(field, id)]);
-    else added = true;
+    edits.push(setField(field, value, id));
   }
   if (copy === undefined) return message;
-  // A field added (or a non-string replaced) cannot be patched into the line; the copy is stringified.
-  if (!added) deriveRawLine(message, copy as Message, replacements);
-  return copy as Message;
+  return recordEdits(message, copy as Message, edits);
 }
 
 export function alignToolResultIdsEnabled(policy: TranscriptPolicy): boolean {

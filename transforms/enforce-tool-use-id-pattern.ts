@@ -27,7 +27,7 @@
 import type { BufferedRule, Emit, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
-import { deriveRawLine } from '../lib/jsonl.ts';
+import { recordEdits } from '../lib/message-edits.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
 import { isPairedCallBlock, mapCallBlockIds, rewriteRawIdOf, rewriteResultIds, sha256Hex } from './tool-call-shapes.ts';
 
@@ -75,9 +75,7 @@ export class ToolUseIdEnforcer implements RuleProcessor {
     });
     if (out === undefined) return message;
     this.count('idsRewritten', edits.length);
-    const copy = { ...message, content: out };
-    deriveRawLine(message, copy, edits);
-    return copy;
+    return recordEdits(message, { ...message, content: out }, edits);
   }
 
   private allocate(id: string): string {

@@ -18,7 +18,7 @@
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
-import { deriveRawLine } from '../lib/jsonl.ts';
+import { recordEdits } from '../lib/message-edits.ts';
 import { isCallTypeBlock, mapCallBlockIds, rewriteRawIdOf, rewriteResultIds, sha256Hex, withCopiedBlocks } from './tool-call-shapes.ts';
 
 /** A call-type block (§2.1) whose id is a string: the blocks whose ids Rule D normalizes. */
@@ -89,9 +89,8 @@ function normalize(message: Message, tally: Tally | undefined): Message {
     if (out === undefined) return message;
     const copied = withCopiedBlocks(message, out);
     if (tally && copied.checkpointRemoved) tally.checkpoints++;
-    // Only block ids changed (unless a checkpoint went): patch the original line.
-    if (!copied.checkpointRemoved) deriveRawLine(message, copied.message, replacements);
-    return copied.message;
+    // Only block ids changed, unless a checkpoint went too (then the copy is not described).
+    return copied.checkpointRemoved ? copied.message : recordEdits(message, copied.message, replacements);
   }
   if (role === 'toolResult') {
     const raw = rewriteRawIdOf(message);

@@ -19,7 +19,7 @@ import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule
 import type { Message, ToolResultMessage } from '../lib/types.ts';
 import { isPairedCallBlock, isSyntheticToolResult, resultIdOf, SYNTHETIC_TOOL_RESULT_TEXT } from './tool-call-shapes.ts';
 import { SpillQueue, SpillStore, messageSize, type StoredMessage } from '../lib/frames.ts';
-import { inputLineOf } from '../lib/jsonl.ts';
+import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
 
 export { SYNTHETIC_TOOL_RESULT_TEXT as MISSING_TOOL_RESULT_TEXT, resultIdOf, isSyntheticToolResult as isSyntheticResult } from './tool-call-shapes.ts';

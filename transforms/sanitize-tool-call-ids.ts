@@ -23,7 +23,7 @@
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
-import { deriveRawLine } from '../lib/jsonl.ts';
+import { recordEdits } from '../lib/message-edits.ts';
 import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
@@ -296,10 +296,8 @@ export class ToolCallIdFold {
     });
     if (out === undefined) return message;
     this.onCount?.('idsRewritten', edits.length);
-    const copy = { ...message, content: out };
-    // Only block ids changed: patch the original line rather than stringify the turn again.
-    deriveRawLine(message, copy, edits);
-    return copy;
+    // Only block ids changed, and the edits say which.
+    return recordEdits(message, { ...message, content: out }, edits);
   }
 
   private enqueue(raw: string, assigned: string): void {

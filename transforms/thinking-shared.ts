@@ -9,7 +9,7 @@ import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import type { Emit } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
-import { deriveRawLine, hasRawLine } from '../lib/jsonl.ts';
+import { recordEdits, removeBlock, type MessageEdit } from '../lib/message-edits.ts';
 
 /** What an assistant turn emptied by a thinking rule holds instead (thinking.md, conventions). */
 export const OMITTED_REASONING_TEXT = '[assistant reasoning omitted]';
@@ -79,10 +79,12 @@ export function withoutBlocks(
 ): { message: Message; removed: number; placeholder: boolean } {
   const content = message.content as unknown[];
   let kept: unknown[] | undefined;
+  let edits: MessageEdit[] | undefined;
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
     if (drop(block)) {
       kept ??= content.slice(0, i);
+      (edits ??= []).push(removeBlock(i, block));
     } else if (kept !== undefined) {
       kept.push(block);
     }
@@ -90,31 +92,10 @@ export function withoutBlocks(
   if (kept === undefined) return { message, removed: 0, placeholder: false };
   const removed = content.length - kept.length;
   if (kept.length === 0) return { message: { ...message, content: omittedReasoningContent() }, removed, placeholder: true };
-  const copy = { ...message, content: kept as ContentBlock[] };
-  if (hasRawLine(message)) deriveRawLine(message, copy, removalEdits(content, drop));
+  // The thinking rules drop blocks from most assistant turns of a long session: say which, so
+  // the writer can cut them out of the original line instead of stringifying the turn again.
+  const copy = recordEdits(message, { ...message, content: kept as ContentBlock[] }, edits!);
   return { message: copy, removed, placeholder: false };
-}
-
-/**
- * The text edits that take the dropped blocks out of the original line, so the turn is not
- * stringified again (the thinking rules drop blocks from most assistant turns of a long
- * session). Each fragment is the block as JSON.stringify writes it with one adjacent comma:
- * the one after it when a kept block follows, else the one before it, so fragments never
- * share a comma. deriveRawLine applies them only when each occurs exactly once.
- */
-function removalEdits(content: readonly unknown[], drop: (block: unknown) => boolean): Array<[string, string]> {
-  const edits: Array<[string, string]> = [];
-  let keptAfter = false;
-  for (let i = content.length - 1; i >= 0; i--) {
-    const block = content[i];
-    if (!drop(block)) {
-      keptAfter = true;
-      continue;
-    }
-    const json = JSON.stringify(block);
-    edits.push([keptAfter ? json + ',' : ',' + json, '']);
-  }
-  return edits;
 }
 
 /**

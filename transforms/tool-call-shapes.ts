@@ -7,7 +7,7 @@
  * Not a rule: nothing here holds state across messages except the bounded hash cache.
  */
 import { createHash } from 'node:crypto';
-import { deriveRawLine, jsonMember } from '../lib/jsonl.ts';
+import { recordEdits, setBlockField, setField, type MessageEdit } from '../lib/message-edits.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
 import type { ResolvedHygieneOptions } from '../lib/options.ts';
 import type { ContentBlock, Message, ToolCallBlock } from '../lib/types.ts';
@@ -116,32 +116,33 @@ export function rewriteResultIds(message: Message, resolved: string): Message {
   }
   if (!changed) return message;
   const copy: Record<string, unknown> = { ...message };
-  const replacements: Array<[string, string]> = [];
+  const edits: MessageEdit[] = [];
   for (const field of REWRITE_ID_FIELDS) {
     const value = copy[field];
     if (typeof value === 'string' && value !== '' && value !== resolved) {
       copy[field] = resolved;
-      replacements.push([jsonMember(field, value), jsonMember(field, resolved)]);
+      edits.push(setField(field, value, resolved));
     }
   }
-  if (typeof copy.toolCallId !== 'string') copy.toolCallId = resolved;
-  // Only ids changed: patch the original line instead of stringifying the (often large) result again.
-  else deriveRawLine(message, copy as Message, replacements);
-  return copy as Message;
+  if (typeof copy.toolCallId !== 'string') {
+    edits.push(setField('toolCallId', copy.toolCallId, resolved));
+    copy.toolCallId = resolved;
+  }
+  return recordEdits(message, copy as Message, edits);
 }
 
 /**
  * Each call block's id passed through `next`, in order (it may keep state: it sees every call id
- * once). Returns the new content, or undefined when no id changed, and the `"id":…` edits that
- * turn the original line into the new one (for deriveRawLine).
+ * once). Returns the new content, or undefined when no id changed, and one edit per id changed
+ * (for recordEdits, when the caller changes nothing else).
  */
 export function mapCallBlockIds(
   content: readonly unknown[],
   isCall: (block: unknown) => block is { id: string },
   next: (id: string) => string,
-): { content: ContentBlock[] | undefined; edits: Array<[string, string]> } {
+): { content: ContentBlock[] | undefined; edits: MessageEdit[] } {
   let out: ContentBlock[] | undefined;
-  const edits: Array<[string, string]> = [];
+  const edits: MessageEdit[] = [];
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
     if (!isCall(block)) continue;
@@ -149,7 +150,7 @@ export function mapCallBlockIds(
     if (id === block.id) continue;
     out ??= content.slice() as ContentBlock[];
     out[i] = { ...(block as object), id } as ContentBlock;
-    edits.push([jsonMember('id', block.id), jsonMember('id', id)]);
+    edits.push(setBlockField(i, 'id', block.id, id));
   }
   return { content: out, edits };
 }

@@ -33,7 +33,7 @@ import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
-import { inputLineOf } from '../lib/jsonl.ts';
+import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
 import {
   allowProviderOwnedThinkingReplay,

@@ -2,7 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { JsonlLineParser, JsonlWriter, LineSplitter, deriveRawLine, jsonMember, parseJsonl, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
+import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, patchedLineOf, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
+import { recordEdits, removeBlock, setBlockField, setField } from '../../lib/message-edits.ts';
 import { HygieneError } from '../../lib/errors.ts';
 import type { Message } from '../../lib/types.ts';
 
@@ -162,34 +163,58 @@ describe('stream forms', () => {
   });
 });
 
-describe('deriveRawLine', () => {
+describe('the writer and recorded edits', () => {
   const parse = (line: string) => new JsonlLineParser().parse(line)!;
 
-  test('patches each fragment that occurs exactly once, keeping the rest of the line byte for byte', () => {
+  test('set fields are patched into the original line, keeping the rest byte for byte', () => {
     const line = '{"role":"toolResult","toolCallId":"a-1","content":[{"type":"text","text":"x  y"}],"call_id":"a-1"}';
     const original = parse(line);
-    const copy = { ...original, toolCallId: 'a1', call_id: 'a1' };
-    assert.equal(deriveRawLine(original, copy, [[jsonMember('toolCallId', 'a-1'), jsonMember('toolCallId', 'a1')], [jsonMember('call_id', 'a-1'), jsonMember('call_id', 'a1')]]), true);
-    assert.equal(stringifyMessage(copy), '{"role":"toolResult","toolCallId":"a1","content":[{"type":"text","text":"x  y"}],"call_id":"a1"}\n');
+    const copy = recordEdits(original, { ...original, toolCallId: 'a1', call_id: 'a1' }, [setField('toolCallId', 'a-1', 'a1'), setField('call_id', 'a-1', 'a1')]);
+    assert.equal(patchedLineOf(copy), '{"role":"toolResult","toolCallId":"a1","content":[{"type":"text","text":"x  y"}],"call_id":"a1"}');
+    assert.equal(stringifyMessage(copy), patchedLineOf(copy) + '\n');
     assert.deepEqual(JSON.parse(stringifyMessage(copy)), copy);
   });
 
   test('a fragment found twice, or not at all, leaves the copy to be stringified', () => {
     const original = parse('{"role":"assistant","content":[{"type":"toolCall","id":"x"},{"type":"toolCall","id":"x"}]}');
-    const copy = { ...original, content: [{ type: 'toolCall', id: 'x1' }, { type: 'toolCall', id: 'x2' }] };
-    assert.equal(deriveRawLine(original, copy, [[jsonMember('id', 'x'), jsonMember('id', 'x1')]]), false);
-    assert.equal(deriveRawLine(original, copy, [[jsonMember('id', 'zz'), jsonMember('id', 'x1')]]), false);
-    assert.equal(stringifyMessage(copy), JSON.stringify(copy) + '\n');
+    const twice = recordEdits(original, { ...original, content: [{ type: 'toolCall', id: 'x1' }, { type: 'toolCall', id: 'x' }] }, [setBlockField(0, 'id', 'x', 'x1')]);
+    const absent = recordEdits(original, { ...original, content: [{ type: 'toolCall', id: 'x1' }, { type: 'toolCall', id: 'x' }] }, [setBlockField(0, 'id', 'zz', 'x1')]);
+    assert.equal(patchedLineOf(twice), undefined);
+    assert.equal(patchedLineOf(absent), undefined);
+    assert.equal(stringifyMessage(twice), JSON.stringify(twice) + '\n');
   });
 
   test('escaped ids match as JSON writes them', () => {
     const original = parse(JSON.stringify({ role: 'toolResult', toolCallId: 'a"b\\c' }));
-    const copy = { ...original, toolCallId: 'abc' };
-    assert.equal(deriveRawLine(original, copy, [[jsonMember('toolCallId', 'a"b\\c'), jsonMember('toolCallId', 'abc')]]), true);
+    const copy = recordEdits(original, { ...original, toolCallId: 'abc' }, [setField('toolCallId', 'a"b\\c', 'abc')]);
+    assert.notEqual(patchedLineOf(copy), undefined);
     assert.deepEqual(JSON.parse(stringifyMessage(copy)), copy);
   });
 
-  test('a message without a raw line cannot be patched', () => {
-    assert.equal(deriveRawLine({ role: 'user' }, { role: 'user' }, [['a', 'b']]), false);
+  test('removed blocks are cut out with one comma each, first, middle and last alike', () => {
+    const blocks = [{ type: 'thinking', thinking: 'a' }, { type: 'text', text: 'b' }, { type: 'thinking', thinking: 'c' }, { type: 'text', text: 'd' }, { type: 'thinking', thinking: 'e' }];
+    const original = parse(JSON.stringify({ role: 'assistant', content: blocks }));
+    const drop = [0, 2, 4];
+    const copy = recordEdits(original, { ...original, content: blocks.filter((_, i) => !drop.includes(i)) }, drop.map((i) => removeBlock(i, blocks[i])));
+    assert.equal(patchedLineOf(copy), JSON.stringify(copy));
+  });
+
+  test('edits of edits are patched in turn', () => {
+    const original = parse('{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"toolCall","id":"a.1"}]}');
+    const blocks = original.content as unknown[];
+    const first = recordEdits(original, { ...original, content: [blocks[1]] } as typeof original, [removeBlock(0, blocks[0])]);
+    const second = recordEdits(first, { ...first, content: [{ type: 'toolCall', id: 'a1' }] } as typeof original, [setBlockField(0, 'id', 'a.1', 'a1')]);
+    assert.equal(patchedLineOf(second), '{"role":"assistant","content":[{"type":"toolCall","id":"a1"}]}');
+  });
+
+  test('a field added, a non-string replaced, or no original line: stringified', () => {
+    const original = parse('{"role":"toolResult","toolUseId":"a","n":5}');
+    const added = recordEdits(original, { ...original, toolCallId: 'a' }, [setField('toolCallId', undefined, 'a')]);
+    const number = recordEdits(original, { ...original, n: 'x' }, [setField('n', 5, 'x')]);
+    const unread = recordEdits({ role: 'user', a: 'x' }, { role: 'user', a: 'y' }, [setField('a', 'x', 'y')]);
+    for (const copy of [added, number, unread]) {
+      assert.equal(patchedLineOf(copy), undefined);
+      assert.equal(stringifyMessage(copy), JSON.stringify(copy) + '\n');
+    }
   });
 });

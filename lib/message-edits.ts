@@ -1,0 +1,57 @@
+/**
+ * How a rule says what it changed in a message, without knowing how messages are written.
+ *
+ * A rule that returns an edited copy may record, against the copy, the original it came from
+ * and the edits that turn one into the other: a top-level field set, a field of a content
+ * block set (an id mapped), a content block removed. It must record every difference or none.
+ * The output side (lib/jsonl.ts) reads the record and decides: when the original still has its
+ * input line it patches those bytes, otherwise (or when an edit cannot be patched) it
+ * stringifies the copy. A copy with no record is always stringified; recording is never
+ * required for correctness, only for speed.
+ *
+ * Records are kept in a WeakMap keyed by the copy, so they go when the copy does.
+ */
+import type { Message } from './types.ts';
+
+/** One change from the original to the copy. Block indexes are positions in the original's `content`. */
+export type MessageEdit =
+  | { readonly kind: 'set-field'; readonly field: string; readonly from: unknown; readonly to: unknown }
+  | { readonly kind: 'set-block-field'; readonly index: number; readonly field: string; readonly from: unknown; readonly to: unknown }
+  | { readonly kind: 'remove-block'; readonly index: number; readonly block: unknown };
+
+/** The copy is `from` with `edits` applied (in any order: they never touch the same value). */
+export interface Derivation {
+  readonly from: Message;
+  readonly edits: readonly MessageEdit[];
+}
+
+const derivations = new WeakMap<object, Derivation>();
+
+/** A top-level field of the message set from `from` (undefined when it was absent) to `to`. */
+export function setField(field: string, from: unknown, to: unknown): MessageEdit {
+  return { kind: 'set-field', field, from, to };
+}
+
+/** A field of the content block at `index` set (a call id mapped, for one). */
+export function setBlockField(index: number, field: string, from: unknown, to: unknown): MessageEdit {
+  return { kind: 'set-block-field', index, field, from, to };
+}
+
+/** The content block at `index` (whose value was `block`) removed. */
+export function removeBlock(index: number, block: unknown): MessageEdit {
+  return { kind: 'remove-block', index, block };
+}
+
+/**
+ * Records that `edited` is `original` with exactly `edits` applied and nothing else changed.
+ * Returns `edited`, so a rule can `return recordEdits(message, copy, edits)`.
+ */
+export function recordEdits<T extends Message>(original: Message, edited: T, edits: readonly MessageEdit[]): T {
+  if (edits.length > 0 && edited !== original) derivations.set(edited, { from: original, edits });
+  return edited;
+}
+
+/** What the rule that made `message` recorded about it, if anything. */
+export function derivationOf(message: Message): Derivation | undefined {
+  return derivations.get(message);
+}
