@@ -23,7 +23,15 @@ export interface PackedInstall {
   readonly app: string;
   /** The installed bin (node_modules/.bin/transcript-hygiene). */
   readonly bin: string;
+  /** Installs the same tarball into another empty folder with `npm install` flags of its own (e.g. --omit=optional); returns that folder. */
+  installAgain(name: string, flags: readonly string[]): Promise<string>;
   remove(): Promise<void>;
+}
+
+async function install(app: string, tarball: string, flags: readonly string[]): Promise<void> {
+  await mkdir(app);
+  await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...flags, tarball], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
 }
 
 export async function packAndInstall(): Promise<PackedInstall> {
@@ -33,15 +41,18 @@ export async function packAndInstall(): Promise<PackedInstall> {
   const [summary] = JSON.parse(stdout.slice(stdout.indexOf('[\n'))) as [{ filename: string; files: { path: string }[] }];
   const tarball = path.join(dir, summary.filename);
   const app = path.join(dir, 'app');
-  await mkdir(app);
-  await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
+  await install(app, tarball, []);
   return {
     dir,
     tarball,
     files: summary.files.map((file) => file.path),
     app,
     bin: path.join(app, 'node_modules', '.bin', 'transcript-hygiene'),
+    installAgain: async (name, flags) => {
+      const other = path.join(dir, name);
+      await install(other, tarball, flags);
+      return other;
+    },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

@@ -114,6 +114,30 @@ export function describe(error: unknown, policy: TranscriptPolicy): string {
     assert.equal(stdout.trim().split('\n').length, 8);
   });
 
+  test('sharp is optional: without it in-limit images pass and an oversized one becomes a replacement text', async () => {
+    const withoutSharp = await packed.installAgain('app-without-sharp', ['--omit=optional']);
+    await assert.rejects(readdir(path.join(withoutSharp, 'node_modules', 'sharp')), { code: 'ENOENT' });
+    const sharp = (await import('sharp')).default;
+    const picture = async (width: number, height: number) =>
+      (await sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 20 } } }).png().toBuffer()).toString('base64');
+    const session = [
+      { role: 'user', content: [{ type: 'text', text: 'small' }, { type: 'image', data: await picture(40, 30), mimeType: 'image/png' }] },
+      { role: 'user', content: [{ type: 'text', text: 'large' }, { type: 'image', data: await picture(2400, 60), mimeType: 'image/png' }] },
+    ];
+    const input = path.join(packed.dir, 'images.jsonl');
+    await writeFile(input, session.map((message) => JSON.stringify(message)).join('\n') + '\n');
+    const sanitizeWith = async (app: string) => {
+      const { stdout } = await run(path.join(app, 'node_modules', '.bin', 'transcript-hygiene'), ['sanitize', input, ...route]);
+      return stdout.trim().split('\n').map((line) => JSON.parse(line) as { content: { type: string; text?: string; data?: string }[] });
+    };
+    const [small, large] = await sanitizeWith(withoutSharp);
+    assert.equal(small!.content[1]!.data, session[0]!.content[1]!.data, 'an image within the limits passes as it is');
+    assert.equal(large!.content[1]!.type, 'text');
+    assert.match(large!.content[1]!.text!, /omitted image payload: Image processor unavailable/);
+    const [, resized] = await sanitizeWith(packed.app);
+    assert.equal(resized!.content[1]!.type, 'image', 'with sharp the large image is re-encoded instead');
+  });
+
   test('publint and attw (ESM-only profile) find nothing in the tarball', async () => {
     const publint = await run(process.execPath, [path.join(root, 'node_modules', 'publint', 'src', 'cli.js'), 'run', '--strict', packed.tarball]);
     assert.match(publint.stdout, /All good!/);
