@@ -451,7 +451,10 @@ function loadSharp(): Promise<Sharp> {
       return module.default;
     },
     (error: unknown) => {
-      throw new ImageError('processorUnavailable', `Image processor unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      // sharp is an optional dependency: say so rather than print a module path.
+      const missing = (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_MODULE_NOT_FOUND';
+      const reason = missing ? 'sharp is not installed (an optional dependency: npm install sharp)' : error instanceof Error ? error.message : String(error);
+      throw new ImageError('processorUnavailable', `Image processor unavailable: ${reason}`, { cause: error });
     },
   );
   return loadingSharp;

@@ -122,6 +122,7 @@ export function describe(error: unknown, policy: TranscriptPolicy): string {
       (await sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 20 } } }).png().toBuffer()).toString('base64');
     const session = [
       { role: 'user', content: [{ type: 'text', text: 'small' }, { type: 'image', data: await picture(40, 30), mimeType: 'image/png' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'seen' }], stopReason: 'stop' },
       { role: 'user', content: [{ type: 'text', text: 'large' }, { type: 'image', data: await picture(2400, 60), mimeType: 'image/png' }] },
     ];
     const input = path.join(packed.dir, 'images.jsonl');
@@ -130,11 +131,11 @@ export function describe(error: unknown, policy: TranscriptPolicy): string {
       const { stdout } = await run(path.join(app, 'node_modules', '.bin', 'transcript-hygiene'), ['sanitize', input, ...route]);
       return stdout.trim().split('\n').map((line) => JSON.parse(line) as { content: { type: string; text?: string; data?: string }[] });
     };
-    const [small, large] = await sanitizeWith(withoutSharp);
-    assert.equal(small!.content[1]!.data, session[0]!.content[1]!.data, 'an image within the limits passes as it is');
+    const [small, , large] = await sanitizeWith(withoutSharp);
+    assert.equal(small!.content[1]!.data, (session[0]!.content[1] as { data: string }).data, 'an image within the limits passes as it is');
     assert.equal(large!.content[1]!.type, 'text');
-    assert.match(large!.content[1]!.text!, /omitted image payload: Image processor unavailable/);
-    const [, resized] = await sanitizeWith(packed.app);
+    assert.match(large!.content[1]!.text!, /^\[session:history\] omitted image payload: Error: Image processor unavailable: sharp is not installed \(an optional dependency: npm install sharp\)$/);
+    const [, , resized] = await sanitizeWith(packed.app);
     assert.equal(resized!.content[1]!.type, 'image', 'with sharp the large image is re-encoded instead');
   });
 
