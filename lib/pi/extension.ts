@@ -1,0 +1,86 @@
+/**
+ * transcript-hygiene as a pi extension: before every model call, pi's context goes through the
+ * hygiene for the route of the model about to be called, request-time rules included.
+ *
+ * pi hands the `context` handler a deep copy of its messages (pi's own kinds included: bash
+ * executions, custom messages, branch and compaction summaries) before `convertToLlm` turns them
+ * into provider messages. The rules pass those kinds through as they are, in place; untouched
+ * messages come back as the same objects, and a context that needs nothing is left to pi as it
+ * was (no result returned).
+ *
+ * It never throws into pi: an `invalid_replay_transcript` (the route's rules cannot make the
+ * transcript valid) or any internal error is reported once, and the original messages go on.
+ * In interactive and RPC mode the footer shows what the last context needed
+ * ("hygiene: 2 missing results added, 1 id rewritten").
+ *
+ * Enable: `pi -e <path to this file>`, a file in `~/.pi/agent/extensions/`, or the package's
+ * `./pi` entry (README, "Use it in pi").
+ */
+import { isHygieneError } from '../errors.ts';
+import { sanitizeInMemory, type InMemoryResult } from '../in-memory.ts';
+import { describeRoute, routeOf, type PiRoute } from './route.ts';
+import { statusText, summarizeRepairs } from './status.ts';
+import type { PiContextEvent, PiContextEventResult, PiExtensionAPI, PiExtensionContext } from './types.ts';
+
+export type { PiExtensionAPI, PiExtensionContext, PiContextEvent, PiContextEventResult, PiModel, PiThinkingLevel, PiUI } from './types.ts';
+
+/** The footer status key. */
+export const STATUS_KEY = 'transcript-hygiene';
+
+/** Reports each distinct failure once per pi process: a broken transcript fails the same way on every call. */
+class FailureReporter {
+  private readonly reported = new Set<string>();
+
+  report(error: unknown, route: PiRoute, ctx: PiExtensionContext): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    const code = isHygieneError(error) ? error.code : 'internal_error';
+    const key = `${code}\n${reason}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    const line = `transcript-hygiene: ${code} for ${describeRoute(route)}: ${reason}. The context was sent unchanged.`;
+    try {
+      if (ctx.hasUI) ctx.ui.notify(line, 'warning');
+      // Print and JSON modes have no UI (notify does nothing there): stderr is where the user looks.
+      else process.stderr.write(`${line}\n`);
+    } catch {
+      // Reporting must not be what breaks the call.
+    }
+  }
+}
+
+function showStatus(ctx: PiExtensionContext, result: InMemoryResult, last: { text: string | undefined }): void {
+  if (!ctx.hasUI) return;
+  const text = statusText(summarizeRepairs(result.stats));
+  if (text === last.text) return;
+  last.text = text;
+  try {
+    ctx.ui.setStatus(STATUS_KEY, text);
+  } catch {
+    // A status line is not worth failing the call for.
+  }
+}
+
+/** The extension factory pi calls once at start-up. */
+export default function transcriptHygiene(pi: PiExtensionAPI): void {
+  const failures = new FailureReporter();
+  const lastStatus: { text: string | undefined } = { text: undefined };
+
+  pi.on('context', async (event: PiContextEvent, ctx: PiExtensionContext): Promise<PiContextEventResult | undefined> => {
+    const model = ctx.model;
+    if (model === undefined || !Array.isArray(event.messages)) return undefined;
+    let route: PiRoute | undefined;
+    try {
+      route = routeOf(model, typeof pi.getThinkingLevel === 'function' ? pi.getThinkingLevel() : undefined);
+      const result = await sanitizeInMemory(event.messages, route);
+      showStatus(ctx, result, lastStatus);
+      return result.changed ? { messages: result.messages as unknown[] } : undefined;
+    } catch (error) {
+      try {
+        failures.report(error, route ?? routeOf(model, undefined), ctx);
+      } catch {
+        // Nothing of the extension's own may reach pi.
+      }
+      return undefined;
+    }
+  });
+}
