@@ -153,6 +153,11 @@ export class SpillQueue<T> {
   private memoryBytes = 0;
   private file: SpillFile | undefined;
   private readonly budget: number;
+  /**
+   * No budget (`budgetBytes` of Number.MAX_SAFE_INTEGER or more: the in-memory path, whose
+   * messages are in memory anyway): nothing can spill, so entry sizes are not even estimated.
+   */
+  private readonly unbounded: boolean;
   private readonly directory: string;
   /** An entry already read back from disk by peek() and not yet shifted. */
   private fromDisk: T | undefined;
@@ -165,6 +170,7 @@ export class SpillQueue<T> {
   constructor(private readonly codec: SpillCodec<T>, options: SpillQueueOptions) {
     this.budget = options.budgetBytes;
     this.directory = options.directory ?? tmpdir();
+    this.unbounded = !(this.budget < Number.MAX_SAFE_INTEGER);
   }
 
   get length(): number {
@@ -178,7 +184,7 @@ export class SpillQueue<T> {
   }
 
   push(entry: T): void {
-    const size = this.codec.sizeOf(entry);
+    const size = this.unbounded ? 0 : this.codec.sizeOf(entry);
     this.memory.push(entry);
     this.sizes.push(size);
     this.memoryBytes += size;
@@ -191,6 +197,7 @@ export class SpillQueue<T> {
    * (a result filling a held slot). Positive deltas may spill.
    */
   adjust(delta: number): void {
+    if (this.unbounded) return;
     this.memoryBytes += delta;
     if (this.memoryBytes > this.peakMemoryBytes) this.peakMemoryBytes = this.memoryBytes;
     if (delta > 0 && this.memoryBytes > this.budget) this.spill();
