@@ -29,7 +29,7 @@ async function runCase(sessionCase: SessionCase, withExtension: boolean): Promis
     const run = await runPi({
       baseUrl: emulator.url,
       session: sessionCase.lines,
-      prompt: PROMPT,
+      prompts: [PROMPT],
       extensions: withExtension ? [EXTENSION_SOURCE] : [],
     });
     return { run, requests: [...emulator.requests] };

@@ -28,13 +28,16 @@ export interface PiRunOptions {
   readonly baseUrl: string;
   /** Session file lines to resume. */
   readonly session: readonly string[];
-  readonly prompt: string;
+  /** Print mode: the one prompt, on the command line. RPC mode: each prompt in turn over stdin. */
+  readonly prompts: readonly string[];
   /** Extension paths to load with `-e`. */
   readonly extensions?: readonly string[];
   /** pi's thinking level (default `medium`: the model reasons, so thinking is on). */
   readonly thinking?: string;
-  /** pi's mode flags (default print mode, `-p`). */
-  readonly mode?: readonly string[];
+  /** `print` (`-p`, the default) or `rpc` (`--mode rpc`: JSON over stdin and stdout, extension UI included). */
+  readonly mode?: 'print' | 'rpc';
+  /** The custom provider's api (default `anthropic-messages`). */
+  readonly api?: string;
   readonly timeoutMs?: number;
 }
 
@@ -49,7 +52,7 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
       providers: {
         [PROVIDER]: {
           baseUrl: options.baseUrl,
-          api: 'anthropic-messages',
+          api: options.api ?? 'anthropic-messages',
           apiKey: 'emulator-key',
           models: [{ id: MODEL_ID, name: 'Claude via emulator', reasoning: true, input: ['text', 'image'], contextWindow: 200000, maxTokens: 8192 }],
         },
@@ -58,20 +61,22 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
     await writeFile(path.join(agentDir, 'models.json'), JSON.stringify(models, null, 2));
     const sessionFile = path.join(work, 'session.jsonl');
     await writeFile(sessionFile, options.session.join('\n') + '\n');
+    const rpc = options.mode === 'rpc';
     const args = [
       PI_CLI,
-      ...(options.mode ?? ['-p']),
+      ...(rpc ? ['--mode', 'rpc'] : ['-p']),
       '--no-extensions',
       ...(options.extensions ?? []).flatMap((extension) => ['-e', extension]),
       '--no-skills',
       '--no-prompt-templates',
+      '--no-context-files',
       '--session',
       sessionFile,
       '--model',
       `${PROVIDER}/${MODEL_ID}`,
       '--thinking',
       options.thinking ?? 'medium',
-      options.prompt,
+      ...(rpc ? [] : options.prompts),
     ];
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -81,21 +86,51 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
       NO_COLOR: '1',
     };
     return await new Promise<PiRun>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, args, { cwd: work, env, stdio: [rpc ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const prompts = [...options.prompts];
+      // RPC: the next prompt goes when the previous one's agent run has ended; stdin closes after the last.
+      const sendNext = (): void => {
+        const prompt = prompts.shift();
+        if (prompt === undefined) child.stdin!.end();
+        else child.stdin!.write(`${JSON.stringify({ type: 'prompt', message: prompt })}\n`);
+      };
+      let pending = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (!rpc) return;
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop()!;
+        for (const line of lines) if (line.includes('"type":"agent_end"')) sendNext();
+      });
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000);
       child.on('error', reject);
       child.on('close', (code) => {
         clearTimeout(timer);
         resolve({ code, stdout, stderr });
       });
+      if (rpc) sendNext();
     });
   } finally {
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/** The JSON lines pi wrote in RPC mode. */
+export function rpcEvents(run: PiRun): Array<Record<string, unknown>> {
+  const events: Array<Record<string, unknown>> = [];
+  for (const line of run.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      events.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // Not an event line.
+    }
+  }
+  return events;
 }
 
 /** Runs tasks with at most `limit` at once (pi start-up is CPU-bound; the machine has few cores). */
