@@ -30,6 +30,7 @@ const TURNS_INSERTED = category('turn inserted', 'turns inserted');
 const BLOCKS_REMOVED = category('block removed', 'blocks removed');
 const SIGNATURES_STRIPPED = category('signature stripped', 'signatures stripped');
 const IMAGES_FIXED = category('image fixed', 'images fixed');
+const PLACEHOLDERS = category('empty content filled', 'empty contents filled');
 const OTHER = category('other fix', 'other fixes');
 
 /** Counters that are not repairs. */
@@ -46,8 +47,6 @@ const IGNORED: ReadonlySet<string> = new Set([
   'detailsStripped',
   // Counted again by the rule that rewrote the call (idsRewritten / idsNormalized).
   'resultsRewritten',
-  // Placeholders stand in for removed blocks, which are counted.
-  'placeholders',
 ]);
 
 /** Counter name → category, whatever rule kept it. */
@@ -83,6 +82,7 @@ const BY_COUNTER: ReadonlyMap<string, Category> = new Map([
   ['unsignedBlocks', SIGNATURES_STRIPPED],
   ['strippedSignatures', SIGNATURES_STRIPPED],
   ['normalizedSignatures', SIGNATURES_STRIPPED],
+  ['placeholders', PLACEHOLDERS],
   ['canonicalized', IMAGES_FIXED],
   ['resized', IMAGES_FIXED],
   ['omitted', IMAGES_FIXED],

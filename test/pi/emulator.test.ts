@@ -53,9 +53,9 @@ describe('Anthropic wire rules', () => {
     }
   });
 
-  test('a prefill is fine without thinking; an empty tool output string is content enough', () => {
+  test('a prefill is fine without thinking; an empty tool output is a blank text', () => {
     assert.deepEqual(rules(request([user('q'), assistant([{ type: 'text', text: 'Sure, ' }])])), []);
-    assert.deepEqual(rules(request([user('q'), assistant([toolUse('toolu_01A')]), user([toolResult('toolu_01A', '')])])), []);
+    assert.deepEqual(rules(request([user('q'), assistant([toolUse('toolu_01A')]), user([toolResult('toolu_01A', '')])])), ['anthropic/blank-text']);
   });
 });
 

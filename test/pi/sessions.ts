@@ -211,20 +211,21 @@ function kimiIdsRepeatedAcrossTurns(): SessionCase {
   };
 }
 
-function whitespaceOnlyToolOutput(): SessionCase {
+function emptyToolOutputs(): SessionCase {
   const session = new SessionBuilder('a6666666-6666-4666-8666-666666666666');
   opening(session);
-  session.user('Create the build folder.');
-  session.assistant([call('toolu_01Empty', 'mkdir -p build && echo')]);
-  // The command printed only a newline: the result's text is blank.
-  session.result('toolu_01Empty', '\n');
+  session.user('Create the build folder and touch the marker.');
+  session.assistant([call('toolu_01Empty', 'mkdir -p build'), call('toolu_01Blank', 'touch build/.marker && echo')]);
+  // One tool returned no content at all, the other printed only a newline: pi sends both as blank text.
+  session.message({ role: 'toolResult', toolCallId: 'toolu_01Empty', toolName: 'bash', content: [], isError: false });
+  session.result('toolu_01Blank', '\n');
   session.user('Thanks. Now run the build.');
   return {
-    name: 'empty (whitespace-only) tool output',
-    reported: 'a command that prints nothing but a newline: "text content blocks must contain non-whitespace text"',
+    name: 'empty and whitespace-only tool outputs',
+    reported: 'a tool that returns nothing, or only a newline: "text content blocks must contain non-whitespace text"',
     rejectedBy: 'anthropic/blank-text',
     lines: session.lines(),
-    mustKeep: [...OPENING_TEXTS, 'Create the build folder.', 'Thanks. Now run the build.'],
+    mustKeep: [...OPENING_TEXTS, 'Create the build folder and touch the marker.', 'Thanks. Now run the build.'],
   };
 }
 
@@ -234,5 +235,5 @@ export const SESSION_CASES: readonly SessionCase[] = [
   steeringBetweenCallAndResult(),
   compactionCutCallFromResult(),
   kimiIdsRepeatedAcrossTurns(),
-  whitespaceOnlyToolOutput(),
+  emptyToolOutputs(),
 ];

@@ -8,9 +8,9 @@
  * Reading back: a `tool_use` is a `toolCall` block (input as `arguments`); each `tool_result`
  * block becomes a `toolResult` message answering `tool_use_id`, in block order, and the other
  * blocks of the same user message a user message after them; a `thinking` block keeps its
- * `signature` as `thinkingSignature`; a string `content` is one text block. A `tool_result` whose
- * content is the empty string has no content (the API takes that), a whitespace-only one is a
- * blank text block (it does not).
+ * `signature` as `thinkingSignature`; a string `content` is one text block, in a `tool_result`
+ * too, so an empty or whitespace-only tool output is a blank text block (pi sends an empty
+ * output, `content: []`, as `""`).
  */
 import { checkTranscript } from '../../../lib/invariants/index.ts';
 import { isRecord } from '../../../lib/types.ts';
@@ -39,8 +39,7 @@ function blocksOf(content: unknown): unknown[] {
 }
 
 function resultContent(content: unknown): unknown[] {
-  if (content === undefined || content === '') return [];
-  return blocksOf(content);
+  return content === undefined ? [] : blocksOf(content);
 }
 
 function readAssistantBlock(block: unknown): unknown {
