@@ -24,7 +24,7 @@ interface CaseRun {
 }
 
 async function runCase(sessionCase: SessionCase, withExtension: boolean): Promise<CaseRun> {
-  const emulator = await startAnthropicEmulator({ idleMs: 90_000, answer: ANSWER });
+  const emulator = await startAnthropicEmulator({ idleMs: 180_000, answer: ANSWER });
   try {
     const run = await runPi({
       baseUrl: emulator.url,
@@ -66,7 +66,7 @@ describe('pi CLI with the extension, against the strict Anthropic emulator', () 
       { sessionCase, withExtension: false },
       { sessionCase, withExtension: true },
     ]);
-    const runs = await inPool(jobs, 4, (job) => runCase(job.sessionCase, job.withExtension));
+    const runs = await inPool(jobs, 3, (job) => runCase(job.sessionCase, job.withExtension));
     SESSION_CASES.forEach((sessionCase, index) => results.set(sessionCase.name, { without: runs[2 * index]!, with: runs[2 * index + 1]! }));
   });
 

@@ -46,7 +46,7 @@ function responsesSessionTheRulesRefuse(): string[] {
 describe('pi in RPC mode with the extension', { concurrency: 2 }, () => {
   test('the status line says what the hygiene repaired', async () => {
     const steering = SESSION_CASES.find((sessionCase) => sessionCase.rejectedBy === 'anthropic/unexpected-tool-result' && sessionCase.name.includes('steering'))!;
-    const emulator = await startAnthropicEmulator({ idleMs: 90_000 });
+    const emulator = await startAnthropicEmulator({ idleMs: 180_000 });
     try {
       const run = await runPi({ baseUrl: emulator.url, session: steering.lines, prompts: ['Go on.'], extensions: [EXTENSION_SOURCE], mode: 'rpc' });
       const statuses = uiRequests(run, 'setStatus').filter((request) => request.statusKey === STATUS_KEY);
@@ -65,7 +65,7 @@ describe('pi in RPC mode with the extension', { concurrency: 2 }, () => {
   });
 
   test('a transcript the rules refuse is reported once and the calls still go out unchanged', async () => {
-    const emulator = await startAnthropicEmulator({ idleMs: 90_000 });
+    const emulator = await startAnthropicEmulator({ idleMs: 180_000 });
     try {
       const run = await runPi({
         baseUrl: emulator.url,

@@ -106,7 +106,7 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
         for (const line of lines) if (line.includes('"type":"agent_end"')) sendNext();
       });
       child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 150_000);
       child.on('error', reject);
       child.on('close', (code) => {
         clearTimeout(timer);
