@@ -27,14 +27,17 @@ export type { PiExtensionAPI, PiExtensionContext, PiContextEvent, PiContextEvent
 /** The footer status key. */
 export const STATUS_KEY = 'transcript-hygiene';
 
-/** Reports each distinct failure once per pi process: a broken transcript fails the same way on every call. */
+/**
+ * Reports each distinct failure once per pi process: a broken transcript fails the same way on
+ * every call, only the message index in the text moving as the context grows.
+ */
 class FailureReporter {
   private readonly reported = new Set<string>();
 
   report(error: unknown, route: PiRoute, ctx: PiExtensionContext): void {
     const reason = error instanceof Error ? error.message : String(error);
     const code = isHygieneError(error) ? error.code : 'internal_error';
-    const key = `${code}\n${reason}`;
+    const key = `${code}\n${reason.replace(/\d+/g, '#')}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);
     const line = `transcript-hygiene: ${code} for ${describeRoute(route)}: ${reason}. The context was sent unchanged.`;
