@@ -10,6 +10,9 @@ import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { packAndInstall, root, type PackedInstall } from '../helpers/packed.ts';
+import { startAnthropicEmulator } from '../pi/emulator/server.ts';
+import { runPi } from '../pi/run-pi.ts';
+import { SESSION_CASES } from '../pi/sessions.ts';
 
 const run = promisify(execFile);
 const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
@@ -137,6 +140,25 @@ export function describe(error: unknown, policy: TranscriptPolicy): string {
     assert.match(large!.content[1]!.text!, /^\[session:history\] omitted image payload: Error: Image processor unavailable: sharp is not installed \(an optional dependency: npm install sharp\)$/);
     const [, , resized] = await sanitizeWith(packed.app);
     assert.equal(resized!.content[1]!.type, 'image', 'with sharp the large image is re-encoded instead');
+  });
+
+  test("exports['./pi'] is the compiled pi extension, and the real pi runs it: a broken session is accepted", async () => {
+    const resolver = path.join(packed.app, 'resolve-pi.mjs');
+    await writeFile(resolver, "const url = import.meta.resolve('transcript-hygiene/pi'); const { default: extension } = await import(url); console.log(JSON.stringify({ url, kind: typeof extension }));");
+    const { url, kind } = JSON.parse((await run(process.execPath, [resolver], { cwd: packed.app })).stdout) as { url: string; kind: string };
+    assert.equal(kind, 'function', 'the default export is the extension factory');
+    assert.match(url, /node_modules\/transcript-hygiene\/dist\/lib\/pi\/extension\.js$/);
+    const sessionCase = SESSION_CASES.find((candidate) => candidate.name.startsWith('user steering message'))!;
+    const emulator = await startAnthropicEmulator({ idleMs: 120_000, answer: 'emulator: accepted' });
+    try {
+      const piRun = await runPi({ baseUrl: emulator.url, session: sessionCase.lines, prompts: ['Please continue.'], extensions: [new URL(url).pathname] });
+      const statuses = emulator.requests.map((request) => request.status);
+      assert.equal(piRun.code, 0, `pi exited ${piRun.code}: ${piRun.stderr.slice(0, 600)}`);
+      assert.deepEqual(statuses, [200], 'one request, accepted');
+      assert.match(piRun.stdout, /emulator: accepted/);
+    } finally {
+      await emulator.close();
+    }
   });
 
   test('publint and attw (ESM-only profile) find nothing in the tarball', async () => {
