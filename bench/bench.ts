@@ -7,6 +7,11 @@
  * directory, runs the floor once and each route once, each in its own process, and
  * reports MB/s, messages/s, peak RSS and the ratio. Results go to bench/results.json.
  *
+ * Each size is run on two workloads: `agent` (the Anthropic agent session above) and
+ * `mixed-provider` (a session that switches between Anthropic- and OpenAI-Responses-shaped
+ * turns, about 5.4 KB a message; see bench/generate.ts), the latter on the anthropic and
+ * openai-responses routes, each with its own floor on its own file.
+ *
  * Then the image-heavy case: bench/images.ts in its `pipeline` mode (the command's path, every
  * rule of the anthropic route) on sessions with 500 and 2,000 images of 1-4 MB among 25 messages
  * per image, at image concurrency 1, 2 and 4: images per second and peak RSS, which must stay
@@ -14,7 +19,8 @@
  *
  * Every case runs in a child with the command's process settings (bench/cli-settings.ts).
  *
- * Options: --sizes 10000,100000 (default 10000,100000,1000000), --images 500,2000 (image
+ * Options: --sizes 10000,100000 (default 10000,100000,1000000), --workloads agent,mixed-provider
+ * (default both), --images 500,2000 (image
  * counts; --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
  * files), --dir DIR (where to generate; default the OS temporary directory).
  *
@@ -28,7 +34,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { generateSession } from './generate.ts';
+import { generateSession, type Workload } from './generate.ts';
 import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
 import { runImageBench, type ImageRow } from './image-case.ts';
 
@@ -43,9 +49,20 @@ interface Row {
   ratioToFloor: number | null;
 }
 
+/** Routes run on the mixed-provider workload: the two its turns come from. */
+const MIXED_ROUTES = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
+
 const { values } = parseArgs({
-  options: { sizes: { type: 'string' }, images: { type: 'string' }, 'image-concurrency': { type: 'string' }, keep: { type: 'boolean' }, dir: { type: 'string' } },
+  options: {
+    sizes: { type: 'string' },
+    workloads: { type: 'string' },
+    images: { type: 'string' },
+    'image-concurrency': { type: 'string' },
+    keep: { type: 'boolean' },
+    dir: { type: 'string' },
+  },
 });
+const workloads = (values.workloads ?? 'agent,mixed-provider').split(',').filter(Boolean) as Workload[];
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
 const IMAGE_PEAK_LIMIT_MB = 400;
@@ -76,29 +93,34 @@ try {
   process.stdout.write(`process settings: ${PROCESS_SETTINGS_LABEL}\n`);
   process.stdout.write(`${'case'.padEnd(34)} messages    size     throughput     messages      peak   to floor\n`);
   for (const size of sizes) {
-    const input = path.join(dir, `session-${size}.jsonl`);
-    // No compactions: every message goes through the rules (a compaction would leave only what it kept).
-    const generated = await generateSession(input, { messages: size, format: 'session', seed: 1, compactionEvery: 0 });
-    const output = path.join(dir, 'out.jsonl');
-    const floor = await measureFloor(input, output);
-    const floorRow = row(`floor ${size}`, generated.bytes, floor, null);
-    rows.push(floorRow);
-    print(floorRow);
-    for (const route of ROUTES) {
-      const measured = await measureRoute(input, output, route);
-      const r = row(`${route.label} ${size}`, generated.bytes, measured, floor.ms);
-      rows.push(r);
-      print(r);
+    for (const workload of workloads) {
+      const mixed = workload === 'mixed-provider';
+      const prefix = mixed ? 'mixed ' : '';
+      const input = path.join(dir, `${workload}-${size}.jsonl`);
+      // No compactions: every message goes through the rules (a compaction would leave only what it kept).
+      const generated = await generateSession(input, { messages: size, format: 'session', workload, seed: 1, compactionEvery: 0 });
+      const output = path.join(dir, 'out.jsonl');
+      const floor = await measureFloor(input, output);
+      const floorRow = row(`${prefix}floor ${size}`, generated.bytes, floor, null);
+      rows.push(floorRow);
+      print(floorRow);
+      for (const route of mixed ? MIXED_ROUTES : ROUTES) {
+        const measured = await measureRoute(input, output, route);
+        const r = row(`${prefix}${route.label} ${size}`, generated.bytes, measured, floor.ms);
+        rows.push(r);
+        print(r);
+      }
+      if (size === 100_000 && !mixed) {
+        const bare = path.join(dir, `messages-${size}.jsonl`);
+        const bareGenerated = await generateSession(bare, { messages: size, format: 'messages', seed: 1 });
+        const bareFloor = await measureFloor(bare, output);
+        const r = row(`anthropic ${size} bare messages`, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
+        rows.push(r);
+        print(r);
+        if (!values.keep) await rm(bare, { force: true });
+      }
+      if (!values.keep) await rm(input, { force: true });
     }
-    if (size === 100_000) {
-      const bare = path.join(dir, `messages-${size}.jsonl`);
-      const bareGenerated = await generateSession(bare, { messages: size, format: 'messages', seed: 1 });
-      const bareFloor = await measureFloor(bare, output);
-      const r = row(`anthropic ${size} bare messages`, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
-      rows.push(r);
-      print(r);
-    }
-    if (!values.keep) await rm(input, { force: true });
   }
   let imageRows: ImageRow[] = [];
   if (imageSizes.length > 0) {

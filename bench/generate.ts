@@ -9,14 +9,27 @@
  * leave them. `session` format writes OpenClaw session entries (header, `message` entries
  * linked by id/parentId, a compaction now and then); `messages` writes bare messages.
  *
- * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--seed 1] OUT.jsonl
+ * The `mixed-provider` workload (issue 19) is a session that switched models: assistant turns
+ * alternate between Anthropic-shaped turns (`toolu_` call ids, signed thinking) and
+ * OpenAI-Responses-shaped ones (`call_…|fc_…` ids, `rs_` reasoning items as thinking
+ * signatures) every 40-80 turns, so on either route many turns carry ids or thinking the rules
+ * rewrite. Signed thinking on 85% of assistant turns; 1-3 tool calls a turn with 1-4 KB of
+ * arguments; results of 0.5-20 KB, log-uniform; 1 in 1,000 results missing and 1 in 1,000
+ * displaced behind the next 1-3 frames; 0.3% of assistant turns aborted or errored (their
+ * calls get no results). About 5.4 KB a message.
+ *
+ * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--workload agent|mixed-provider] [--seed 1] OUT.jsonl
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 
+export type Workload = 'agent' | 'mixed-provider';
+
 export interface GenerateOptions {
   messages: number;
+  /** `agent` (default): the Anthropic agent session above; `mixed-provider`: the model-switching one. */
+  workload?: Workload;
   format?: 'session' | 'messages';
   seed?: number;
   /** Fraction of results moved behind the next user prompt. */
@@ -86,8 +99,9 @@ export async function generateSession(path: string, options: GenerateOptions): P
   const scale = options.payloadScale ?? 1;
   const sized = (min: number, max: number): number => Math.max(1, Math.round(between(min, max) * scale));
   const format = options.format ?? 'session';
-  const displacedRate = options.displacedRate ?? 0.01;
-  const missingRate = options.missingRate ?? 0.005;
+  const mixed = options.workload === 'mixed-provider';
+  const displacedRate = options.displacedRate ?? (mixed ? 0.001 : 0.01);
+  const missingRate = options.missingRate ?? (mixed ? 0.001 : 0.005);
   const compactionEvery = format === 'session' ? (options.compactionEvery ?? 20_000) : 0;
   const out = createWriteStream(path);
   const summary: GenerateSummary = { messages: 0, bytes: 0, toolCalls: 0, displaced: 0, missing: 0 };
@@ -149,8 +163,82 @@ export async function generateSession(path: string, options: GenerateOptions): P
     await writeLine({ type: 'session', version: 3, id: '01982a6e-5c00-7a3b-9d2e-4f1c8b7a6e01', timestamp: new Date(clock).toISOString(), cwd: '/srv/project' });
   }
 
+  if (mixed) {
+    // The mixed-provider exchange loop: see the header.
+    const PROVIDERS = {
+      anthropic: { api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5' },
+      openai: { api: 'openai-responses', provider: 'openai', model: 'gpt-5' },
+    } as const;
+    let shape: keyof typeof PROVIDERS = 'anthropic';
+    let turnsLeft = between(40, 80);
+    // Results held back, each with the number of frames still to pass before it is written.
+    let held: Array<{ result: Record<string, unknown>; frames: number }> = [];
+    const logUniform = (min: number, max: number): number => Math.max(1, Math.round(min * Math.pow(max / min, random()) * scale));
+    const thinking = (): Record<string, unknown> => {
+      const text = source.text(sized(100, 800));
+      if (shape === 'anthropic') return { type: 'thinking', thinking: text, thinkingSignature: source.token(between(300, 400)) };
+      const item = { type: 'reasoning', id: `rs_${source.token(48)}`, summary: [{ type: 'summary_text', text: text.slice(0, 200) }], encrypted_content: source.token(between(400, 1200)) };
+      return { type: 'thinking', thinking: text, thinkingSignature: JSON.stringify(item) };
+    };
+    const callId = (): string => (shape === 'anthropic' ? `toolu_01${source.token(22)}` : `call_${source.token(24)}|fc_${source.token(48)}`);
+    const text = (length: number): Record<string, unknown> =>
+      shape === 'anthropic' ? { type: 'text', text: source.text(length) } : { type: 'text', text: source.text(length), textSignature: JSON.stringify({ v: 1, id: `msg_${source.token(48)}` }) };
+    /** One assistant turn: its content, stop reason and (for a stopped turn) error message. */
+    const assistant = async (content: unknown[], stopReason: string): Promise<void> => {
+      const fields: Record<string, unknown> = { ...PROVIDERS[shape], usage: usage(), stopReason };
+      if (stopReason === 'error') fields.errorMessage = 'terminated: upstream connection reset';
+      await writeMessage({ role: 'assistant', content, ...fields });
+      if (--turnsLeft === 0) {
+        shape = shape === 'anthropic' ? 'openai' : 'anthropic';
+        turnsLeft = between(40, 80);
+      }
+    };
+    const releaseHeld = async (): Promise<void> => {
+      const due = held.filter((h) => --h.frames <= 0);
+      held = held.filter((h) => h.frames > 0);
+      for (const h of due) await writeMessage(h.result);
+    };
+    while (summary.messages < options.messages) {
+      await writeMessage({ role: 'user', content: source.text(sized(40, 500)) });
+      const rounds = between(2, 6);
+      let stopped = false;
+      for (let round = 0; round < rounds && !stopped && summary.messages < options.messages; round++) {
+        const signed = random() < 0.85;
+        const calls = Array.from({ length: between(1, 3) }, () => ({
+          type: 'toolCall',
+          id: callId(),
+          name: ['read', 'bash', 'edit', 'grep'][between(0, 3)]!,
+          arguments: toolArguments(),
+        }));
+        summary.toolCalls += calls.length;
+        const content = [...(signed ? [thinking()] : []), text(sized(20, 300)), ...calls];
+        if (random() < 0.003) {
+          // Aborted or errored mid-turn: the calls were never run.
+          stopped = true;
+          await assistant(content, random() < 0.5 ? 'aborted' : 'error');
+          break;
+        }
+        await assistant(content, 'toolUse');
+        for (const call of calls) {
+          const result = { role: 'toolResult', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: source.text(logUniform(500, 20_000)) }], isError: false };
+          const roll = random();
+          if (roll < missingRate) summary.missing++;
+          else if (roll < missingRate + displacedRate) {
+            summary.displaced++;
+            held.push({ result, frames: between(1, 3) + 1 });
+          } else await writeMessage(result);
+        }
+        await releaseHeld();
+      }
+      if (stopped || summary.messages >= options.messages) continue;
+      await assistant([...(random() < 0.85 ? [thinking()] : []), text(sized(100, 1500))], 'stop');
+    }
+    for (const h of held) await writeMessage(h.result);
+    held = [];
+  }
+
   let displacedResults: Array<Record<string, unknown>> = [];
-  while (summary.messages < options.messages) {
+  while (!mixed && summary.messages < options.messages) {
     await writeMessage({ role: 'user', content: source.text(sized(40, 500)) });
     for (const result of displacedResults) await writeMessage(result);
     displacedResults = [];
@@ -202,7 +290,7 @@ export async function generateSession(path: string, options: GenerateOptions): P
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/'));
 if (isMain) {
   const { values, positionals } = parseArgs({
-    options: { messages: { type: 'string' }, format: { type: 'string' }, seed: { type: 'string' } },
+    options: { messages: { type: 'string' }, format: { type: 'string' }, workload: { type: 'string' }, seed: { type: 'string' } },
     allowPositionals: true,
   });
   const target = positionals[0];
@@ -213,6 +301,7 @@ if (isMain) {
   const summary = await generateSession(target, {
     messages: Number(values.messages),
     format: values.format === 'messages' ? 'messages' : 'session',
+    workload: values.workload === 'mixed-provider' ? 'mixed-provider' : 'agent',
     seed: values.seed === undefined ? 1 : Number(values.seed),
   });
   process.stdout.write(JSON.stringify(summary) + '\n');

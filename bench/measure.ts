@@ -22,7 +22,10 @@ export const ROUTES: readonly Route[] = [
 ];
 
 export interface Measurement {
+  /** Time the case measured itself, in its process (start-up and module loading excluded). */
   ms: number;
+  /** The whole child process, start to exit. */
+  processMs: number;
   maxRssKb: number;
   messages: number;
 }
@@ -32,19 +35,20 @@ const settings = cliChildSettings();
 export const PROCESS_SETTINGS_LABEL = settings.label;
 
 async function child(script: string, args: string[]): Promise<Record<string, unknown>> {
+  const started = performance.now();
   const { stdout } = await run(process.execPath, [...settings.execArgv, '--import', 'tsx', path.join(benchDir, script), ...args], { maxBuffer: 1 << 24, env: settings.env });
   const lines = stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
+  return { ...(JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>), processMs: performance.now() - started };
 }
 
 export async function measureFloor(input: string, output: string): Promise<Measurement> {
   const result = await child('floor.ts', [input, output]);
-  return { ms: result.ms as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
+  return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
 }
 
 export async function measureRoute(input: string, output: string, route: Route): Promise<Measurement> {
   const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId]);
-  return { ms: result.ms as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
+  return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
 }
 
 export function median(values: number[]): number {
