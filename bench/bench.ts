@@ -16,7 +16,8 @@
  *
  * Options: --sizes 10000,100000 (default 10000,100000,1000000), --images 500,2000 (image
  * counts; --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
- * files), --dir DIR (where to generate; default the OS temporary directory).
+ * files), --dir DIR (where to generate; default the OS temporary directory), --results FILE
+ * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts).
  *
  * Read the ratio, not the MB/s: these machines are noisy, and both sides move together.
  * A ratio above 1 means the pipeline is faster than parsing and stringifying every line,
@@ -27,24 +28,25 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { generateSession } from './generate.ts';
 import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
 import { runImageBench, type ImageRow } from './image-case.ts';
+import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
+import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
-interface Row {
-  case: string;
-  messages: number;
-  bytes: number;
-  ms: number;
-  mbPerSecond: number;
-  messagesPerSecond: number;
-  peakRssMb: number;
-  ratioToFloor: number | null;
-}
+/** The generated inputs (bench/generate.ts formats): OpenClaw session files, and bare messages. */
+const SESSION_WORKLOAD = 'openclaw-session';
+const BARE_WORKLOAD = 'bare-messages';
 
 const { values } = parseArgs({
-  options: { sizes: { type: 'string' }, images: { type: 'string' }, 'image-concurrency': { type: 'string' }, keep: { type: 'boolean' }, dir: { type: 'string' } },
+  options: {
+    sizes: { type: 'string' },
+    images: { type: 'string' },
+    'image-concurrency': { type: 'string' },
+    keep: { type: 'boolean' },
+    dir: { type: 'string' },
+    results: { type: 'string' },
+  },
 });
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
@@ -52,9 +54,12 @@ const IMAGE_PEAK_LIMIT_MB = 400;
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
 const rows: Row[] = [];
 
-function row(name: string, bytes: number, m: Measurement, floorMs: number | null): Row {
+function row(name: string, workload: string, route: string, size: number, bytes: number, m: Measurement, floorMs: number | null): Row {
   return {
     case: name,
+    workload,
+    route,
+    size,
     messages: m.messages,
     bytes,
     ms: Math.round(m.ms),
@@ -81,12 +86,12 @@ try {
     const generated = await generateSession(input, { messages: size, format: 'session', seed: 1, compactionEvery: 0 });
     const output = path.join(dir, 'out.jsonl');
     const floor = await measureFloor(input, output);
-    const floorRow = row(`floor ${size}`, generated.bytes, floor, null);
+    const floorRow = row(`floor ${size}`, SESSION_WORKLOAD, 'floor', size, generated.bytes, floor, null);
     rows.push(floorRow);
     print(floorRow);
     for (const route of ROUTES) {
       const measured = await measureRoute(input, output, route);
-      const r = row(`${route.label} ${size}`, generated.bytes, measured, floor.ms);
+      const r = row(`${route.label} ${size}`, SESSION_WORKLOAD, route.label, size, generated.bytes, measured, floor.ms);
       rows.push(r);
       print(r);
     }
@@ -94,7 +99,10 @@ try {
       const bare = path.join(dir, `messages-${size}.jsonl`);
       const bareGenerated = await generateSession(bare, { messages: size, format: 'messages', seed: 1 });
       const bareFloor = await measureFloor(bare, output);
-      const r = row(`anthropic ${size} bare messages`, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
+      const floorBare = row(`floor ${size} bare messages`, BARE_WORKLOAD, 'floor', size, bareGenerated.bytes, bareFloor, null);
+      rows.push(floorBare);
+      print(floorBare);
+      const r = row(`anthropic ${size} bare messages`, BARE_WORKLOAD, 'anthropic', size, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
       rows.push(r);
       print(r);
     }
@@ -105,9 +113,11 @@ try {
     process.stdout.write(`\nimage-heavy sessions (bench/images.ts, pipeline mode; 25 messages per image):\n`);
     imageRows = await runImageBench({ sizes: imageSizes, concurrency: values['image-concurrency'] ?? '1,2,4', dir: values.dir, keep: values.keep ?? false });
   }
-  const resultsPath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
-  await writeFile(resultsPath, JSON.stringify({ date: new Date().toISOString(), node: process.version, processSettings: PROCESS_SETTINGS_LABEL, rows, imageRows }, null, 2) + '\n');
+  const resultsPath = path.resolve(values.results ?? DEFAULT_RESULTS);
+  const results: BenchResults = { date: new Date().toISOString(), node: process.version, machine: machine(), processSettings: PROCESS_SETTINGS_LABEL, rows, imageRows };
+  await writeFile(resultsPath, JSON.stringify(results, null, 2) + '\n');
   process.stdout.write(`wrote ${resultsPath}\n`);
+  process.stdout.write(`wrote ${await writeBenchReport(resultsPath)}\n`);
   const failures = imageFailures(imageRows);
   for (const failure of failures) process.stdout.write(`FAIL ${failure}\n`);
   if (failures.length > 0) process.exitCode = 1;
