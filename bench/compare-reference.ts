@@ -8,7 +8,8 @@
  * side is the CLI's path (sanitizeFile) on the same messages as JSONL, timed in-process.
  *
  * Options: --messages N (default 60000; the reference holds the whole array in memory),
- * --oracle PATH (default ../shared/oracle/oracle.mjs beside the project).
+ * --oracle PATH (default ../shared/oracle/oracle.mjs beside the project), --out FILE (default
+ * bench/reference.json, which bench/report.ts draws beside the bench's bare-messages figures).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -19,9 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateSession } from './generate.ts';
 import { ROUTES, measureRoute } from './measure.ts';
+import { machine, type ReferenceResults } from './results.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { messages: { type: 'string' }, oracle: { type: 'string' } } });
+const { values } = parseArgs({ options: { messages: { type: 'string' }, oracle: { type: 'string' }, out: { type: 'string' } } });
 const oracle = values.oracle ?? path.resolve(here, '../../shared/oracle/oracle.mjs');
 const cache = process.env.TH_PEER_DIR ?? path.join(homedir(), '.cache', 'th-peer');
 if (!existsSync(oracle) || !existsSync(path.join(cache, 'node_modules', 'openclaw'))) {
@@ -57,17 +59,32 @@ try {
   await writeFile(array, '[' + lines.join(',') + ']');
   const empty = path.join(dir, 'empty.json');
   await writeFile(empty, '[]');
-  const megabytes = (await stat(jsonl)).size / 1e6;
+  const bytes = (await stat(jsonl)).size;
+  const megabytes = bytes / 1e6;
+  const results: ReferenceResults = { date: new Date().toISOString(), node: process.version, machine: machine(), workload: 'bare-messages', messages: count, bytes, rows: [] };
   process.stdout.write(`${count} messages, ${megabytes.toFixed(0)} MB\n`);
   for (const route of ROUTES) {
     // Start-up (loading the reference) varies by seconds: take the fastest of three empty runs.
     const startup = Math.min(await timeOracle(route, empty), await timeOracle(route, empty), await timeOracle(route, empty));
     const reference = (await timeOracle(route, array)) - startup;
     const ours = (await measureRoute(jsonl, path.join(dir, 'out.jsonl'), route)).ms;
+    const perSecond = (ms: number, amount: number): number => Number((amount / (ms / 1000)).toFixed(1));
+    results.rows.push({
+      route: route.label,
+      referenceMs: Math.round(reference),
+      referenceMbPerSecond: perSecond(reference, megabytes),
+      referenceMessagesPerSecond: Math.round(perSecond(reference, count)),
+      oursMs: Math.round(ours),
+      oursMbPerSecond: perSecond(ours, megabytes),
+      oursMessagesPerSecond: Math.round(perSecond(ours, count)),
+    });
     process.stdout.write(
       `${route.label.padEnd(18)} reference ${(megabytes / (reference / 1000)).toFixed(1).padStart(6)} MB/s   ours ${(megabytes / (ours / 1000)).toFixed(1).padStart(6)} MB/s   ours/reference ${(reference / ours).toFixed(2)}x\n`,
     );
   }
+  const out = path.resolve(values.out ?? path.join(here, 'reference.json'));
+  await writeFile(out, JSON.stringify(results, null, 2) + '\n');
+  process.stdout.write(`wrote ${out} (npm run bench:report draws it)\n`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

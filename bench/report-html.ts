@@ -80,6 +80,17 @@ function rowsTable(rows: readonly BenchRow[]): string {
   return `<table class="bench-rows"><thead><tr><th>route</th><th class="num">session size</th><th class="num">messages counted</th><th class="num">bytes</th><th class="num">MB/s</th><th class="num">messages/s</th><th class="num">peak RSS (MB)</th><th class="num">to floor</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
+function referenceTable(ref: ReferenceResults): string {
+  const body = ref.rows
+    .map(
+      (r) =>
+        `<tr data-reference="${escapeHtml(r.route)}"><td>${escapeHtml(r.route)}</td><td class="num">${formatNumber(r.referenceMbPerSecond)}</td><td class="num">${formatNumber(r.oursMbPerSecond)}</td>` +
+        `<td class="num">${formatCount(r.referenceMessagesPerSecond)}</td><td class="num">${formatCount(r.oursMessagesPerSecond)}</td><td class="num">${(r.referenceMs / r.oursMs).toFixed(2)}x</td></tr>`,
+    )
+    .join('');
+  return `<table class="reference-rows"><thead><tr><th>route</th><th class="num">reference MB/s</th><th class="num">ours MB/s</th><th class="num">reference messages/s</th><th class="num">ours messages/s</th><th class="num">ours / reference</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
 function workloadSection(workload: string, rows: readonly BenchRow[], reference: ReferenceResults | undefined): string {
   const ref = reference?.workload === workload ? reference : undefined;
   const routes = [...new Set([...rows.map(routeOf), ...(ref?.rows.map((r) => r.route) ?? [])])].filter((r) => r !== 'floor');
@@ -92,11 +103,11 @@ function workloadSection(workload: string, rows: readonly BenchRow[], reference:
   const refNote =
     ref === undefined
       ? 'The reference was not measured for this workload (npm run bench:reference writes bench/reference.json when the oracle is installed).'
-      : `Reference (diamonds): OpenClaw through the oracle on ${formatCount(ref.messages)} messages, ${ref.date}.`;
+      : `Reference (diamonds, dashed): OpenClaw 2026.9.6 through the oracle on ${formatCount(ref.messages)} messages (${formatBytes(ref.bytes)}), its start-up subtracted, ${ref.date}; ours measured on the same messages in the same run.`;
   return (
     `<section class="workload" data-workload="${escapeHtml(workload)}"><h2>Workload: ${escapeHtml(workload)}</h2>` +
     `<div class="charts">${charts.map((c) => figure(c, 'Each point is one run in its own process. Floor: read, JSON.parse, JSON.stringify and write every line, no rules.')).join('')}</div>` +
-    `<p class="muted">${escapeHtml(refNote)}</p>${rowsTable(rows)}</section>`
+    `<p class="muted">${escapeHtml(refNote)}</p>${rows.length === 0 ? '' : rowsTable(rows)}${ref === undefined ? '' : referenceTable(ref)}</section>`
   );
 }
 
