@@ -34,8 +34,8 @@ import { runImageBench, type ImageRow } from './image-case.ts';
 import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
 import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
-/** The generated inputs (bench/generate.ts formats): OpenClaw session files, and bare messages. */
-const SESSION_WORKLOAD = 'openclaw-session';
+/** The generated inputs (bench/generate.ts): OpenClaw agent session files, and bare messages. */
+const SESSION_WORKLOAD = 'agent';
 const BARE_WORKLOAD = 'bare-messages';
 
 const { values } = parseArgs({

@@ -68,6 +68,11 @@ try {
     const startup = Math.min(await timeOracle(route, empty), await timeOracle(route, empty), await timeOracle(route, empty));
     const reference = (await timeOracle(route, array)) - startup;
     const ours = (await measureRoute(jsonl, path.join(dir, 'out.jsonl'), route)).ms;
+    if (reference <= 0) {
+      // Too few messages: the start-up's own variation is larger than the work.
+      process.stdout.write(`${route.label.padEnd(18)} reference not measurable on ${count} messages (its start-up varies by more than the run takes); give more --messages\n`);
+      continue;
+    }
     const perSecond = (ms: number, amount: number): number => Number((amount / (ms / 1000)).toFixed(1));
     results.rows.push({
       route: route.label,

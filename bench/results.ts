@@ -54,10 +54,14 @@ export function machine(): Machine {
   return { cpu: cpus()[0]?.model.trim() ?? 'unknown', cores: availableParallelism(), memoryBytes: totalmem(), platform: process.platform, arch: process.arch };
 }
 
-/** Rows written before rows carried workload and route: read them from the case name. */
+/**
+ * Rows written before rows carried workload, route and size: read them from the case name
+ * (`floor 10000`, `anthropic 100000 bare messages`, `mixed openai-responses 10000`).
+ */
 export function workloadOf(row: BenchRow): string {
   if (row.workload !== undefined) return row.workload;
-  return / bare messages$/.test(row.case) ? 'bare-messages' : 'openclaw-session';
+  if (/ bare messages$/.test(row.case)) return 'bare-messages';
+  return row.case.startsWith('mixed ') ? 'mixed-provider' : 'agent';
 }
 
 /** The x of a row on the charts: the size asked for, so the floor and the routes line up. */
@@ -66,5 +70,5 @@ export function sizeOf(row: BenchRow): number {
 }
 
 export function routeOf(row: BenchRow): string {
-  return row.route ?? row.case.split(' ')[0]!;
+  return row.route ?? row.case.replace(/^mixed /, '').split(' ')[0]!;
 }

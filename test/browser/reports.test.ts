@@ -99,6 +99,7 @@ before(async () => {
   // The bench on tiny sizes writes its results and report into the temporary folder.
   benchResults = path.join(work, 'bench', 'results.json');
   await mkdir(path.dirname(benchResults));
+  const started = performance.now();
   const stopBench = new AbortController();
   const bench = promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'bench/bench.ts'), '--sizes', '200,400', '--images', '4,8', '--image-concurrency', '1,2', '--results', benchResults], {
     cwd: root,
@@ -108,12 +109,14 @@ before(async () => {
   try {
     const exported = await runCli(['export', '--quiet', '--jobs', '2', '--out', exportDir, '--route-file', routeFile, archive]);
     assert.equal(exported.code, 2, `the export fails on the corrupt session and goes on: ${exported.stderr}`);
+    process.stdout.write(`export: ${Math.round(performance.now() - started)} ms\n`);
   } catch (error) {
     stopBench.abort();
     await bench.catch(() => undefined);
     throw error;
   }
   await bench;
+  process.stdout.write(`bench (tiny): ${Math.round(performance.now() - started)} ms\n`);
   browser = await chromium.launch({ executablePath, headless: true });
 });
 
@@ -180,7 +183,7 @@ describe('bench/report.html', () => {
     for (const part of [results.machine!.cpu, `${results.machine!.cores} cores`, results.node, results.date]) assert.ok(caption.includes(part), `caption has ${part}: ${caption}`);
 
     const workloads = [...new Set(results.rows.map(workloadOf))];
-    assert.ok(workloads.includes('openclaw-session'));
+    assert.ok(workloads.includes('agent'));
     for (const workload of workloads) {
       const rows = results.rows.filter((row) => workloadOf(row) === workload);
       const routes = [...new Set(rows.map(routeOf))];
@@ -201,7 +204,7 @@ describe('bench/report.html', () => {
         assert.equal(await charts.nth(i).locator('.legend-item').count(), routes.length, 'a legend entry per series');
       }
     }
-    assert.ok(results.rows.filter((row) => workloadOf(row) === 'openclaw-session').length >= 8, 'two sizes, the floor and three routes');
+    assert.ok(results.rows.filter((row) => workloadOf(row) === 'agent').length >= 8, 'two sizes, the floor and three routes');
 
     // The image case: images/s and peak RSS against image count (a series per concurrency)
     // and against concurrency (a series per image count); the RSS charts also draw the limit.
