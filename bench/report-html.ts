@@ -14,7 +14,8 @@ import { routeOf, sizeOf, workloadOf, type BenchResults, type BenchRow, type Ref
 export const IMAGE_PEAK_LIMIT_MB = 400;
 
 const PAGE_CSS = `${BASE_CSS}
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(600px, 1fr)); gap: 8px 20px; }
+body { max-width: 1400px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 8px 20px; }
 .caption { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; background: var(--bg-soft); }
 `;
 

@@ -212,7 +212,8 @@ export function renderBarChart(spec: BarChartSpec): string {
   const y1 = MARGIN.top;
   let out = svgOpen(width, height, spec.title, 'bar');
   const max = Math.max(0, ...spec.bars.map((b) => b.value));
-  const y = axis(0, linearTicks(0, max || 1).at(-1)!, 'linear', y0, y1);
+  // Room above the tallest bar for its value.
+  const y = axis(0, Math.max(linearTicks(0, max || 1).at(-1)!, (max || 1) * 1.15), 'linear', y0, y1);
   out += yTicksSvg(y, x0, x1);
   const slot = (x1 - x0) / Math.max(spec.bars.length, 1);
   const color = spec.color ?? PALETTE[0]!;
@@ -222,6 +223,7 @@ export function renderBarChart(spec: BarChartSpec): string {
     const top = y.at(bar.value);
     out += `<rect class="bar" data-label="${escapeHtml(bar.label)}" data-y="${bar.value}" x="${fmt(left)}" y="${fmt(top)}" width="${fmt(slot * 0.7)}" height="${fmt(y0 - top)}" fill="${color}"><title>${escapeHtml(`${bar.label}: ${bar.value}`)}</title></rect>`;
     out += `<text class="tick" x="${fmt(left + slot * 0.35)}" y="${y0 + 17}" text-anchor="middle">${escapeHtml(bar.label)}</text>`;
+    out += `<text class="value" x="${fmt(left + slot * 0.35)}" y="${fmt(top - 4)}" text-anchor="middle">${escapeHtml(formatSi(bar.value))}</text>`;
   });
   out += '</g>';
   return out + axesSvg(x0, x1, y0, y1, spec.xLabel, spec.yLabel) + '</svg>';

@@ -111,7 +111,8 @@ function rulesSection(report: ExportReport): string {
       const total = report.rules[rule]![counter]!;
       const sessions = report.ruleSessions[rule]?.[counter];
       const top = (sessions?.top ?? [])
-        .map((s) => `<li><span class="path">${escapeHtml(s.output)}</span>${s.route === undefined ? '' : ` [${escapeHtml(s.route)}]`}: ${formatCount(s.count)}</li>`)
+        // The output's path starts with its route's directory when there are several routes.
+        .map((s) => `<li><span class="path">${escapeHtml(s.output)}</span>: ${formatCount(s.count)}</li>`)
         .join('');
       rows +=
         `<tr data-rule="${escapeHtml(rule)}" data-counter="${escapeHtml(counter)}">` +

@@ -4,7 +4,7 @@
  *
  * The reports come from real runs on small inputs: the export command over a temporary archive
  * with good, corrupt and empty sessions (one named with HTML in it), and `npm run bench`'s own
- * script on tiny sizes (two session sizes, two image counts, two concurrencies).
+ * script on tiny sizes (two session sizes; two image counts at two concurrencies).
  * Screenshots go to a temporary folder; their paths are printed.
  */
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { generateSession } from '../../bench/generate.ts';
+import { writeBenchReport } from '../../bench/report.ts';
 import { routeOf, sizeOf, workloadOf, type BenchResults } from '../../bench/results.ts';
 import { REPORT_HTML_NAME, REPORT_NAME, formatBytes, type ExportReport } from '../../lib/export/report.ts';
 import { formatCount } from '../../lib/html.ts';
@@ -96,27 +97,35 @@ before(async () => {
   await writeFile(routeFile, JSON.stringify(ROUTES));
   exportDir = path.join(work, 'out');
 
-  // The bench on tiny sizes writes its results and report into the temporary folder.
-  benchResults = path.join(work, 'bench', 'results.json');
-  await mkdir(path.dirname(benchResults));
+  // `npm run bench` on tiny sizes, as two runs side by side to keep the test short: the text
+  // sessions (two sizes, the floor and every route) and the image case (two image counts, two
+  // concurrencies). The page is drawn from their results put together, by the bench's own writer.
   const started = performance.now();
-  const stopBench = new AbortController();
-  const bench = promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'bench/bench.ts'), '--sizes', '200,400', '--images', '4,8', '--image-concurrency', '1,2', '--results', benchResults], {
-    cwd: root,
-    maxBuffer: 1 << 24,
-    signal: stopBench.signal,
-  });
+  const stop = new AbortController();
+  const runBench = async (name: string, args: string[]): Promise<BenchResults> => {
+    const results = path.join(work, name, 'results.json');
+    await mkdir(path.dirname(results));
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'bench/bench.ts'), ...args, '--results', results], { cwd: root, maxBuffer: 1 << 24, signal: stop.signal });
+    process.stdout.write(`bench ${name}: ${Math.round(performance.now() - started)} ms\n`);
+    return JSON.parse(await readFile(results, 'utf8')) as BenchResults;
+  };
+  const benches = Promise.all([runBench('bench-sessions', ['--sizes', '200,400', '--images', '0']), runBench('bench-images', ['--sizes', '', '--images', '4,8', '--image-concurrency', '1,2'])]);
   try {
     const exported = await runCli(['export', '--quiet', '--jobs', '2', '--out', exportDir, '--route-file', routeFile, archive]);
     assert.equal(exported.code, 2, `the export fails on the corrupt session and goes on: ${exported.stderr}`);
     process.stdout.write(`export: ${Math.round(performance.now() - started)} ms\n`);
   } catch (error) {
-    stopBench.abort();
-    await bench.catch(() => undefined);
+    stop.abort();
+    await benches.catch(() => undefined);
     throw error;
   }
-  await bench;
-  process.stdout.write(`bench (tiny): ${Math.round(performance.now() - started)} ms\n`);
+  const [sessions, images] = await benches;
+  assert.ok(existsSync(path.join(work, 'bench-sessions', 'report.html')), 'npm run bench writes report.html beside its results');
+  assert.deepEqual([sessions.imageRows.length, images.rows.length], [0, 0]);
+  benchResults = path.join(work, 'bench', 'results.json');
+  await mkdir(path.dirname(benchResults));
+  await writeFile(benchResults, JSON.stringify({ ...sessions, imageRows: images.imageRows }, null, 2));
+  await writeBenchReport(benchResults);
   browser = await chromium.launch({ executablePath, headless: true });
 });
 
