@@ -53,7 +53,7 @@ function seriesOf(
   routes: readonly string[],
   value: (row: BenchRow) => number,
   reference?: ReferenceResults,
-  referenceValue?: (row: ReferenceResults['rows'][number]) => number,
+  referenceValue?: (row: ReferenceResults['rows'][number]) => { reference: number; ours: number },
 ): Series[] {
   const byRoute = group(rows, routeOf);
   const colour = (route: string): string => PALETTE[Math.max(routes.indexOf(route), 0) % PALETTE.length]!;
@@ -64,7 +64,11 @@ function seriesOf(
     if (route !== 'floor') series.push({ name: route, points: list.map((r) => ({ x: sizeOf(r), y: value(r) })), marker: 'circle', color: colour(route) });
   }
   if (reference !== undefined && referenceValue !== undefined) {
-    for (const r of reference.rows) series.push({ name: `reference ${r.route}`, points: [{ x: reference.messages, y: referenceValue(r) }], dashed: true, marker: 'diamond', color: colour(r.route) });
+    for (const r of reference.rows) {
+      series.push({ name: `reference ${r.route}`, points: [{ x: reference.messages, y: referenceValue(r).reference }], dashed: true, marker: 'diamond', color: colour(r.route) });
+      // A workload the bench did not run: ours from the reference's own run stands beside it.
+      if (rows.length === 0) series.push({ name: `ours ${r.route}`, points: [{ x: reference.messages, y: referenceValue(r).ours }], marker: 'circle', color: colour(r.route) });
+    }
   }
   return series;
 }
@@ -97,9 +101,10 @@ function workloadSection(workload: string, rows: readonly BenchRow[], reference:
   const routes = [...new Set([...rows.map(routeOf), ...(ref?.rows.map((r) => r.route) ?? [])])].filter((r) => r !== 'floor');
   const x = { xLabel: 'session size (messages)', xScale: 'log' as const, xTicksAtPoints: true };
   const charts = [
-    renderLineChart({ ...x, title: `Throughput (MB/s): ${workload}`, yLabel: 'MB/s', series: seriesOf(rows, routes, (r) => r.mbPerSecond, ref, (r) => r.referenceMbPerSecond) }),
-    renderLineChart({ ...x, title: `Throughput (messages/s): ${workload}`, yLabel: 'messages/s', series: seriesOf(rows, routes, (r) => r.messagesPerSecond, ref, (r) => r.referenceMessagesPerSecond) }),
-    renderLineChart({ ...x, title: `Peak RSS: ${workload}`, yLabel: 'peak RSS (MB)', series: seriesOf(rows, routes, (r) => r.peakRssMb) }),
+    renderLineChart({ ...x, title: `Throughput (MB/s): ${workload}`, yLabel: 'MB/s', series: seriesOf(rows, routes, (r) => r.mbPerSecond, ref, (r) => ({ reference: r.referenceMbPerSecond, ours: r.oursMbPerSecond })) }),
+    renderLineChart({ ...x, title: `Throughput (messages/s): ${workload}`, yLabel: 'messages/s', series: seriesOf(rows, routes, (r) => r.messagesPerSecond, ref, (r) => ({ reference: r.referenceMessagesPerSecond, ours: r.oursMessagesPerSecond })) }),
+    // The reference run does not measure memory: no RSS chart for a workload only it ran.
+    ...(rows.length === 0 ? [] : [renderLineChart({ ...x, title: `Peak RSS: ${workload}`, yLabel: 'peak RSS (MB)', series: seriesOf(rows, routes, (r) => r.peakRssMb) })]),
   ];
   const refNote =
     ref === undefined

@@ -47,7 +47,7 @@ export const PALETTE = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '
 const MARKERS: Marker[] = ['circle', 'square', 'diamond', 'triangle'];
 
 const MARGIN = { top: 30, right: 16, bottom: 46, left: 64 };
-const LEGEND_WIDTH = 175;
+const LEGEND_WIDTH = 205;
 
 /** Round tick values covering [min, max]: steps of 1, 2 or 5 times a power of 10. */
 export function linearTicks(min: number, max: number, wanted = 5): number[] {
@@ -139,7 +139,7 @@ function yTicksSvg(y: Axis, x0: number, x1: number): string {
 }
 
 export function renderLineChart(spec: LineChartSpec): string {
-  const width = spec.width ?? 640;
+  const width = spec.width ?? 660;
   const height = spec.height ?? 300;
   const scale = spec.xScale ?? 'linear';
   const plotRight = width - MARGIN.right - LEGEND_WIDTH;
