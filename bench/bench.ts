@@ -22,7 +22,8 @@
  * Options: --sizes 10000,100000 (default 10000,100000,1000000), --workloads agent,mixed-provider
  * (default both), --images 500,2000 (image
  * counts; --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
- * files), --dir DIR (where to generate; default the OS temporary directory).
+ * files), --dir DIR (where to generate; default the OS temporary directory), --results FILE
+ * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts).
  *
  * Read the ratio, not the MB/s: these machines are noisy, and both sides move together.
  * A ratio above 1 means the pipeline is faster than parsing and stringifying every line,
@@ -33,21 +34,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { generateSession, type Workload } from './generate.ts';
 import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
 import { runImageBench, type ImageRow } from './image-case.ts';
+import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
+import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
-interface Row {
-  case: string;
-  messages: number;
-  bytes: number;
-  ms: number;
-  mbPerSecond: number;
-  messagesPerSecond: number;
-  peakRssMb: number;
-  ratioToFloor: number | null;
-}
+/** The bare-messages workload: the agent workload written as bare messages (no session entries). */
+const BARE_WORKLOAD = 'bare-messages';
 
 /** Routes run on the mixed-provider workload: the two its turns come from. */
 const MIXED_ROUTES = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
@@ -60,6 +54,7 @@ const { values } = parseArgs({
     'image-concurrency': { type: 'string' },
     keep: { type: 'boolean' },
     dir: { type: 'string' },
+    results: { type: 'string' },
   },
 });
 const workloads = (values.workloads ?? 'agent,mixed-provider').split(',').filter(Boolean) as Workload[];
@@ -69,9 +64,12 @@ const IMAGE_PEAK_LIMIT_MB = 400;
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
 const rows: Row[] = [];
 
-function row(name: string, bytes: number, m: Measurement, floorMs: number | null): Row {
+function row(name: string, workload: string, route: string, size: number, bytes: number, m: Measurement, floorMs: number | null): Row {
   return {
     case: name,
+    workload,
+    route,
+    size,
     messages: m.messages,
     bytes,
     ms: Math.round(m.ms),
@@ -101,12 +99,12 @@ try {
       const generated = await generateSession(input, { messages: size, format: 'session', workload, seed: 1, compactionEvery: 0 });
       const output = path.join(dir, 'out.jsonl');
       const floor = await measureFloor(input, output);
-      const floorRow = row(`${prefix}floor ${size}`, generated.bytes, floor, null);
+      const floorRow = row(`${prefix}floor ${size}`, workload, 'floor', size, generated.bytes, floor, null);
       rows.push(floorRow);
       print(floorRow);
       for (const route of mixed ? MIXED_ROUTES : ROUTES) {
         const measured = await measureRoute(input, output, route);
-        const r = row(`${prefix}${route.label} ${size}`, generated.bytes, measured, floor.ms);
+        const r = row(`${prefix}${route.label} ${size}`, workload, route.label, size, generated.bytes, measured, floor.ms);
         rows.push(r);
         print(r);
       }
@@ -114,7 +112,10 @@ try {
         const bare = path.join(dir, `messages-${size}.jsonl`);
         const bareGenerated = await generateSession(bare, { messages: size, format: 'messages', seed: 1 });
         const bareFloor = await measureFloor(bare, output);
-        const r = row(`anthropic ${size} bare messages`, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
+        const floorBare = row(`floor ${size} bare messages`, BARE_WORKLOAD, 'floor', size, bareGenerated.bytes, bareFloor, null);
+        rows.push(floorBare);
+        print(floorBare);
+        const r = row(`anthropic ${size} bare messages`, BARE_WORKLOAD, 'anthropic', size, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
         rows.push(r);
         print(r);
         if (!values.keep) await rm(bare, { force: true });
@@ -127,9 +128,11 @@ try {
     process.stdout.write(`\nimage-heavy sessions (bench/images.ts, pipeline mode; 25 messages per image):\n`);
     imageRows = await runImageBench({ sizes: imageSizes, concurrency: values['image-concurrency'] ?? '1,2,4', dir: values.dir, keep: values.keep ?? false });
   }
-  const resultsPath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
-  await writeFile(resultsPath, JSON.stringify({ date: new Date().toISOString(), node: process.version, processSettings: PROCESS_SETTINGS_LABEL, rows, imageRows }, null, 2) + '\n');
+  const resultsPath = path.resolve(values.results ?? DEFAULT_RESULTS);
+  const results: BenchResults = { date: new Date().toISOString(), node: process.version, machine: machine(), processSettings: PROCESS_SETTINGS_LABEL, rows, imageRows };
+  await writeFile(resultsPath, JSON.stringify(results, null, 2) + '\n');
   process.stdout.write(`wrote ${resultsPath}\n`);
+  process.stdout.write(`wrote ${await writeBenchReport(resultsPath)}\n`);
   const failures = imageFailures(imageRows);
   for (const failure of failures) process.stdout.write(`FAIL ${failure}\n`);
   if (failures.length > 0) process.exitCode = 1;

@@ -17,7 +17,9 @@
  *
  * Options: --messages N (default 60000; the reference holds the whole array in memory),
  * --workload agent|mixed-provider (default agent), --runs N (default 1),
- * --oracle PATH (default ../shared/oracle/oracle.mjs beside the project).
+ * --oracle PATH (default ../shared/oracle/oracle.mjs beside the project), --out FILE (default
+ * bench/reference.json, which bench/report.ts draws beside the bench's figures; each route's
+ * row is its run with the lowest hygiene ratio).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, createReadStream, createWriteStream, existsSync, openSync, type WriteStream } from 'node:fs';
@@ -29,9 +31,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateSession, type Workload } from './generate.ts';
 import { ROUTES, measureRoute } from './measure.ts';
+import { machine, type ReferenceResults } from './results.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { messages: { type: 'string' }, workload: { type: 'string' }, runs: { type: 'string' }, oracle: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { messages: { type: 'string' }, workload: { type: 'string' }, runs: { type: 'string' }, oracle: { type: 'string' }, out: { type: 'string' } },
+});
 const workload: Workload = values.workload === 'mixed-provider' ? 'mixed-provider' : 'agent';
 const runs = Math.max(1, Number(values.runs ?? 1));
 const oracle = values.oracle ?? path.resolve(here, '../../shared/oracle/oracle.mjs');
@@ -103,26 +108,59 @@ try {
   const arrays = await writeArrays(jsonl, dir);
   const empty = path.join(dir, 'empty.json');
   await writeFile(empty, '[]');
-  const megabytes = (await stat(jsonl)).size / 1e6;
+  const bytes = (await stat(jsonl)).size;
+  const megabytes = bytes / 1e6;
+  // The reference reads bare messages: drawn beside the bench's bare-messages figures for the agent workload.
+  const results: ReferenceResults = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: machine(),
+    workload: workload === 'agent' ? 'bare-messages' : workload,
+    messages: count,
+    bytes,
+    rows: [],
+  };
   process.stdout.write(`${workload}: ${count} messages, ${megabytes.toFixed(0)} MB (the reference reads it as ${arrays.length} array${arrays.length > 1 ? 's' : ''})\n`);
+  const perSecond = (ms: number, amount: number): number => Number((amount / (ms / 1000)).toFixed(1));
   for (const route of ROUTES) {
     // Start-up (loading the reference) varies by seconds: take the fastest of three empty runs.
     const startup = Math.min(await timeOracle(route, empty), await timeOracle(route, empty), await timeOracle(route, empty));
     const hygiene: number[] = [];
     const endToEnd: number[] = [];
+    let lowest: { reference: number; ours: number; ratio: number } | undefined;
     for (let run = 0; run < runs; run++) {
       let total = 0;
       for (const array of arrays) total += await timeOracle(route, array);
       const whole = total - (arrays.length - 1) * startup;
       const ours = await measureRoute(jsonl, path.join(dir, 'out.jsonl'), route);
-      hygiene.push((whole - startup) / ours.ms);
+      const reference = whole - startup;
+      if (reference <= 0) {
+        // Too few messages: the start-up's own variation is larger than the work.
+        process.stdout.write(`${route.label.padEnd(18)} reference not measurable on ${count} messages (its start-up varies by more than the run takes); give more --messages\n`);
+        continue;
+      }
+      hygiene.push(reference / ours.ms);
       endToEnd.push(whole / ours.processMs);
+      if (lowest === undefined || reference / ours.ms < lowest.ratio) lowest = { reference, ours: ours.ms, ratio: reference / ours.ms };
       process.stdout.write(
-        `${route.label.padEnd(18)} reference ${(whole / 1000).toFixed(1).padStart(6)} s (start-up ${(startup / 1000).toFixed(1)} s)   ours ${(ours.ms / 1000).toFixed(1).padStart(6)} s (process ${(ours.processMs / 1000).toFixed(1)} s)   hygiene ${hygiene[run]!.toFixed(2)}x   end to end ${endToEnd[run]!.toFixed(2)}x\n`,
+        `${route.label.padEnd(18)} reference ${(whole / 1000).toFixed(1).padStart(6)} s (start-up ${(startup / 1000).toFixed(1)} s)   ours ${(ours.ms / 1000).toFixed(1).padStart(6)} s (process ${(ours.processMs / 1000).toFixed(1)} s)   hygiene ${hygiene.at(-1)!.toFixed(2)}x   end to end ${endToEnd.at(-1)!.toFixed(2)}x\n`,
       );
     }
-    if (runs > 1) process.stdout.write(`${route.label.padEnd(18)} lowest of ${runs}: hygiene ${Math.min(...hygiene).toFixed(2)}x, end to end ${Math.min(...endToEnd).toFixed(2)}x\n`);
+    if (hygiene.length > 1) process.stdout.write(`${route.label.padEnd(18)} lowest of ${hygiene.length}: hygiene ${Math.min(...hygiene).toFixed(2)}x, end to end ${Math.min(...endToEnd).toFixed(2)}x\n`);
+    if (lowest === undefined) continue;
+    results.rows.push({
+      route: route.label,
+      referenceMs: Math.round(lowest.reference),
+      referenceMbPerSecond: perSecond(lowest.reference, megabytes),
+      referenceMessagesPerSecond: Math.round(perSecond(lowest.reference, count)),
+      oursMs: Math.round(lowest.ours),
+      oursMbPerSecond: perSecond(lowest.ours, megabytes),
+      oursMessagesPerSecond: Math.round(perSecond(lowest.ours, count)),
+    });
   }
+  const out = path.resolve(values.out ?? path.join(here, 'reference.json'));
+  await writeFile(out, JSON.stringify(results, null, 2) + '\n');
+  process.stdout.write(`wrote ${out} (npm run bench:report draws it)\n`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

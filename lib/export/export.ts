@@ -18,7 +18,9 @@ import { discoverSessions, type SessionSource } from './discover.ts';
 import type { ExportTask, ExportTaskResult } from './export-file.ts';
 import { LOCK_NAME, MANIFEST_NAME, Manifest, TEMP_MARK, acquireExportLock, writeFileAtomic } from './manifest.ts';
 import { WorkerLane } from './pool.ts';
-import { REPORT_NAME, addRuleCounters, compareFailures, type ExportEvent, type ExportFailure, type ExportReport } from './report.ts';
+import { renderExportReportHtml } from './report-html.ts';
+import { SessionsAggregator } from './report-sessions.ts';
+import { REPORT_HTML_NAME, REPORT_NAME, addRuleCounters, compareFailures, type ExportEvent, type ExportFailure, type ExportReport } from './report.ts';
 import { planRoutes, toolId, type ExportFormat, type ExportRoute, type PlannedRoute } from './routes.ts';
 
 /**
@@ -143,7 +145,9 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     const early: Array<{ failure: ExportFailure; source: SessionSource; key: string | undefined }> = [];
     const candidates: Array<Omit<Work, 'task'> & { output: string }> = [];
     const claimed = new Map<string, string>();
-    const reserved = new Set([REPORT_NAME, MANIFEST_NAME, LOCK_NAME]);
+    const reserved = new Set([REPORT_NAME, REPORT_HTML_NAME, MANIFEST_NAME, LOCK_NAME]);
+    // Routes are keyed by name in the report's per-route figures (the only one's name too).
+    const perSession = new SessionsAggregator(routes.map((route) => route.name));
     for (const source of discovery.sources) {
       for (const route of routes) {
         const rel = source.rel === undefined ? undefined : outputRelOf(source.rel, format);
@@ -152,6 +156,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
           const failure: ExportFailure = { file: source.display, ...(several ? { route: route.name } : {}), ...(key === undefined ? {} : { output: key }), code, reason };
           early.push({ failure, source, key });
         };
+        perSession.planned(route.name);
         if (source.problem !== undefined) fail(source.problem.code, source.problem.reason);
         else if (key === undefined) fail('input_unreadable', 'no output path');
         else if (reserved.has(key)) fail('output_failed', `its output ${key} would replace the export's own ${key}`);
@@ -172,6 +177,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       return found !== undefined && found.isFile() && found.size === entry.outputBytes;
     });
     const skipped = current.filter(Boolean).length;
+    candidates.forEach((candidate, i) => current[i] && perSession.skipped(candidate.route.name));
     const pending = candidates.filter((_, i) => !current[i]);
     // Largest first: the long ones start early, so the last minutes are not one job alone.
     pending.sort((a, b) => b.source.size - a.source.size || (a.key < b.key ? -1 : 1));
@@ -226,6 +232,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     });
     for (const { failure, source, key } of early) {
       failures.push(failure);
+      perSession.failed(failure.route ?? routes[0]!.name);
       await dropStale(key, source);
       emit({ type: 'output', status: 'failed', file: failure.file, route: failure.route, output: failure.output, bytesIn: 0, bytesOut: 0, ms: 0, repaired: false, failure });
     }
@@ -248,6 +255,12 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
         totals.messagesIn += result.stats.messagesIn;
         totals.messagesOut += result.stats.messagesOut;
         addRuleCounters(rules, result.stats);
+        perSession.exported(
+          item.route.name,
+          { file: item.source.display, ...route, output: item.key, bytesIn: item.source.size, bytesOut: result.bytesOut, messagesIn: result.stats.messagesIn, messagesOut: result.stats.messagesOut, ms: result.ms },
+          result.stats,
+          result.repaired,
+        );
         if (result.repaired) {
           totals.repaired++;
           repairedList.push({ file: item.source.display, ...route, output: item.key, ...result.repair });
@@ -267,6 +280,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
         reason: result.failure.reason,
       };
       failures.push(failure);
+      perSession.failed(item.route.name);
       await dropStale(item.key, item.source);
       emit({ type: 'output', status: 'failed', file: failure.file, ...route, output: item.key, bytesIn: item.source.size, bytesOut: 0, ms: result.ms, repaired: false, failure });
     };
@@ -346,11 +360,19 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       repaired: repairedList,
       rules,
       warnings,
+      ...perSession.section(),
     };
-    try {
-      await writeFileAtomic(path.join(outDir, REPORT_NAME), JSON.stringify(report, null, 2) + '\n');
-    } catch (error) {
-      throw new HygieneError('output_failed', `${path.join(outDir, REPORT_NAME)}: cannot write the report (${(error as Error).message})`, { cause: error });
+    // The page is rendered from the JSON text just written, so it shows exactly what the JSON says.
+    const json = JSON.stringify(report, null, 2) + '\n';
+    for (const [name, text] of [
+      [REPORT_NAME, json],
+      [REPORT_HTML_NAME, renderExportReportHtml(JSON.parse(json) as ExportReport)],
+    ] as const) {
+      try {
+        await writeFileAtomic(path.join(outDir, name), text);
+      } catch (error) {
+        throw new HygieneError('output_failed', `${path.join(outDir, name)}: cannot write the report (${(error as Error).message})`, { cause: error });
+      }
     }
     emit({ type: 'end', report });
     return report;

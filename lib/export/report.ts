@@ -4,9 +4,12 @@
  * summed over the sessions exported in this run.
  */
 import type { HygieneStats } from '../stats.ts';
+import type { SessionsSection } from './report-sessions.ts';
 import type { ExportFormat } from './routes.ts';
 
 export const REPORT_NAME = 'export-report.json';
+/** The same report as a page (report-html.ts), written beside the JSON. */
+export const REPORT_HTML_NAME = 'export-report.html';
 
 export interface ExportFailure {
   /** The session, as given (input path joined with the path below it). */
@@ -22,7 +25,8 @@ export interface ExportFailure {
   reason: string;
 }
 
-export interface ExportReport {
+/** The per-session figures (report-sessions.ts: byRoute, slowest, largest, ruleSessions, sizeBuckets) are aggregated, bounded in size. */
+export interface ExportReport extends SessionsSection {
   tool: string;
   startedAt: string;
   finishedAt: string;

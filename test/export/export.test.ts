@@ -10,14 +10,14 @@ import { promisify } from 'node:util';
 import { exportSessions, repairSessionFileIfNeeded, type ExportReport } from '../../lib/index.ts';
 import { generateSession } from '../../bench/generate.ts';
 import { LOCK_NAME, MANIFEST_NAME } from '../../lib/export/manifest.ts';
-import { REPORT_NAME } from '../../lib/export/report.ts';
+import { REPORT_HTML_NAME, REPORT_NAME } from '../../lib/export/report.ts';
 import { ANTHROPIC, GEMINI, RESPONSES, buildCorpus, sanitizeOne, type Corpus, type Expected } from './corpus.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin/transcript-hygiene.js');
 const killChild = path.join(root, 'test/export/kill-child.ts');
 const ROUTE_FLAGS = ['--provider', ANTHROPIC.provider, '--model-api', ANTHROPIC.modelApi, '--model-id', ANTHROPIC.modelId];
-const BOOKKEEPING = new Set([REPORT_NAME, MANIFEST_NAME, LOCK_NAME]);
+const BOOKKEEPING = new Set([REPORT_NAME, REPORT_HTML_NAME, MANIFEST_NAME, LOCK_NAME]);
 
 let work: string;
 let corpus: Corpus;
