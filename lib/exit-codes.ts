@@ -13,7 +13,7 @@ export const EXIT = Object.freeze({
   outputFailed: 4,
   /** The transcript cannot be made valid for the route (invalid_replay_transcript). */
   replayInvalid: 5,
-  /** The input path is a directory. */
+  /** The input path (or sanitize's -o) is a directory. */
   inputIsDirectory: 6,
   /** The input file cannot be read (permissions, I/O error). */
   inputUnreadable: 7,

@@ -73,6 +73,7 @@ export function exitCodeFor(error: HygieneError): number {
     case 'input_not_found':
       return EXIT.inputUnavailable;
     case 'input_is_directory':
+    case 'output_is_directory':
       return EXIT.inputIsDirectory;
     case 'input_unreadable':
       return EXIT.inputUnreadable;

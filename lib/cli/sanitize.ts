@@ -1,8 +1,7 @@
 /** `transcript-hygiene sanitize`: one transcript in, its replay copy out. */
-import { promises as fs, createReadStream, createWriteStream } from 'node:fs';
-import path from 'node:path';
-import { finished } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { openAtomic, planOutput, type AtomicFile } from '../atomic-write.ts';
 import { HygieneError, isHygieneError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
@@ -11,16 +10,6 @@ import { sanitizeStdin } from '../session/spool.ts';
 import { isRegularFile } from '../session/input-check.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
-
-async function openOutput(temporary: string, target: string): Promise<Writable> {
-  let handle;
-  try {
-    handle = await fs.open(temporary, 'wx');
-  } catch (error) {
-    throw new HygieneError('output_failed', `${target}: cannot write output (${(error as Error).message})`);
-  }
-  return createWriteStream(temporary, { fd: handle, autoClose: true });
-}
 
 export async function runSanitize(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -48,11 +37,13 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
   };
   resolveHygieneOptions(options);
+  const target = values.output;
+  // A directory given as the output fails before any work.
+  if (target !== undefined) await planOutput(target);
   const file = await checkInput(positionals[0], { rejectEmpty: true });
 
-  const target = values.output;
-  const temporary = target === undefined ? undefined : path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
-  const output = temporary === undefined ? io.stdout : await openOutput(temporary, target!);
+  const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);
+  const output: Writable = atomic === undefined ? io.stdout : atomic.stream();
   let outputError: Error | undefined;
   output.on('error', (error: Error) => {
     outputError = error;
@@ -65,18 +56,11 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
           ? await sanitizeFile({ path: file, output, options, format })
           : // A pipe given by path (e.g. <(zcat s.jsonl.gz)): read once, as stdin is.
             await sanitizeStdin({ input: createReadStream(file), output, options, source: file, format });
-    if (temporary !== undefined && target !== undefined) {
-      output.end();
-      await finished(output);
-      await fs.rename(temporary, target);
-    }
+    await atomic?.commit();
     if (values.stats) io.stderr.write(JSON.stringify(stats) + '\n');
     return EXIT.ok;
   } catch (error) {
-    if (temporary !== undefined) {
-      output.destroy();
-      await fs.rm(temporary, { force: true });
-    }
+    await atomic?.abort();
     if (outputError !== undefined && !isHygieneError(error)) {
       throw new HygieneError('output_failed', `${target ?? '<stdout>'}: cannot write output (${outputError.message})`);
     }
