@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
-import { open, realpath, rename, rm, stat, lstat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
@@ -250,4 +250,35 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     throw outputError(target, error);
   }
   await file.commit();
+}
+
+/**
+ * mkdir -p, one level at a time. Node's recursive mkdir never settles on some paths
+ * (`/proc/x`: it spins a core), so each missing level is made on its own and any failure,
+ * EEXIST of something that is not a directory included, is thrown at once.
+ */
+export async function ensureDirectory(directory: string): Promise<void> {
+  const missing: string[] = [];
+  let current = path.resolve(directory);
+  for (;;) {
+    const info = await stat(current).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (info !== undefined) {
+      if (!info.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${current}'`), { code: 'ENOTDIR' });
+      break;
+    }
+    missing.push(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const level of missing.reverse()) {
+    await mkdir(level).catch(async (error: NodeJS.ErrnoException) => {
+      // Made meanwhile by another process: fine if it is a directory.
+      if (error.code === 'EEXIST' && (await stat(level)).isDirectory()) return;
+      throw error;
+    });
+  }
 }

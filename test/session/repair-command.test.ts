@@ -38,7 +38,7 @@ describe('transcript-hygiene repair', () => {
     for (const argv of [['repair'], ['repair', '--lock-timeout', 'soon', 'f'], ['repair', '--bogus', 'f']]) {
       const result = await cli(argv);
       assert.equal(result.code, EXIT.usage, argv.join(' '));
-      assert.match(result.stderr, /Run 'transcript-hygiene repair --help' for usage\.\n$/);
+      assert.match(result.stderr, /; see 'transcript-hygiene repair --help'\n$/);
     }
   });
 
