@@ -8,7 +8,8 @@ import type { HygieneError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { HygieneOptions } from '../options.ts';
 import { checkInputFile } from '../session/input-check.ts';
-import { didYouMean } from './closest.ts';
+import { didYouMean } from '../closest.ts';
+import { unknownRouteProblem } from '../route-check.ts';
 
 /** Wrong flags or arguments: printed with a pointer to the command's --help, exit 2. */
 export class UsageError extends Error {}
@@ -24,6 +25,7 @@ export const ROUTE_OPTIONS = {
   'model-api': { type: 'string' },
   'model-id': { type: 'string' },
   reasoning: { type: 'boolean' },
+  'provider-unknown-ok': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -56,9 +58,11 @@ export function usageLine(message: string, command: string | undefined): string 
   return `transcript-hygiene: ${message}; see 'transcript-hygiene ${command === undefined ? '' : `${command} `}--help'\n`;
 }
 
-export function routeOf(values: { provider?: string; 'model-api'?: string; 'model-id'?: string; reasoning?: boolean }): HygieneOptions {
+export function routeOf(values: { provider?: string; 'model-api'?: string; 'model-id'?: string; reasoning?: boolean; 'provider-unknown-ok'?: boolean }): HygieneOptions {
   const missing = (['provider', 'model-api', 'model-id'] as const).filter((name) => values[name] === undefined);
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')} (the route to sanitize for)`);
+  const problem = values['provider-unknown-ok'] ? undefined : unknownRouteProblem({ provider: values.provider, modelApi: values['model-api'] });
+  if (problem !== undefined) throw new UsageError(problem);
   return {
     provider: values.provider,
     modelApi: values['model-api'],

@@ -38,6 +38,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
         outDir: values.out,
         routes,
         routeFile: values['route-file'],
+        unknownRouteOk: values['provider-unknown-ok'] ?? false,
         defaults: {
           reasoning: values.reasoning,
           thinking: values.thinking,

@@ -38,9 +38,15 @@ Example:
 
 export const ROUTE_HELP = `Route (which provider the transcript is replayed to):
   --provider P       provider id: anthropic, openai, google, amazon-bedrock, mistral,
-                     openrouter, ollama, ... (unknown ids get the default policy)
+                     openrouter, ollama, ... (one 'transcript-hygiene policy' knows; an
+                     unknown one is refused with the closest known id, unless written
+                     custom:NAME or given with --provider-unknown-ok: it then gets the
+                     fallback policy of its model API)
   --model-api A      the model API: anthropic-messages, openai-responses,
                      openai-completions, google-generative-ai, bedrock-converse-stream, ...
+                     (unknown ones likewise)
+  --provider-unknown-ok
+                     a provider or model API outside the policy table is deliberate
   --model-id M       the model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro
   --reasoning        the model declares reasoning support (keeps reasoning fields on
                      OpenAI-compatible chat-completions routes)`;

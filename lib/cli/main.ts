@@ -9,7 +9,7 @@
 import { isHygieneError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError, escapeControl, exitCodeFor, usageLine, type Io } from './args.ts';
-import { didYouMean } from './closest.ts';
+import { didYouMean } from '../closest.ts';
 import { guardOutput, isBrokenPipe } from './output-guard.ts';
 import * as help from './help.ts';
 

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { isHygieneError } from '../errors.ts';
+import { HygieneError, isHygieneError } from '../errors.ts';
+import { unknownRouteProblem } from '../route-check.ts';
 import { exportSessions } from './export.ts';
 import { ExportProgress } from './progress.ts';
 import { EXPORT_EXIT, REPORT_NAME, exitCodeOf, formatSummary } from './report.ts';
@@ -17,6 +18,8 @@ export interface ExportCommandParams {
   /** The route of the --provider/--model-api/--model-id flags, if given. */
   routes: ExportRoute[];
   routeFile?: string;
+  /** Routes outside the policy table are deliberate (--provider-unknown-ok); else the route file's are refused. */
+  unknownRouteOk?: boolean;
   /** Applied to every route that does not set them (--thinking, --reasoning, --image-max-*). */
   defaults: Partial<ExportRoute>;
   format: ExportFormat;
@@ -66,6 +69,10 @@ export async function runExportCommand(params: ExportCommandParams, io: ExportCo
   });
   try {
     const fromFile = params.routeFile === undefined ? [] : await readRouteFile(params.routeFile);
+    for (const route of params.unknownRouteOk ? [] : fromFile) {
+      const problem = unknownRouteProblem(route);
+      if (problem !== undefined) throw new HygieneError('invalid_option', `${params.routeFile}: ${problem}`);
+    }
     const defaults = Object.fromEntries(Object.entries(params.defaults).filter(([, value]) => value !== undefined));
     const routes = [...params.routes, ...fromFile].map((route) => ({ ...defaults, ...route }) as ExportRoute);
     const report = await exportSessions({
