@@ -8,7 +8,7 @@ import { scanInputFile } from './result-index.ts';
 import { compactionTimestampOf } from '../transforms/strip-stale-thinking-signatures.ts';
 import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
-import { readJsonArrayMessages } from './json-array.ts';
+import { readJsonArrayMessages, startsJsonList } from './json-array.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
@@ -38,7 +38,7 @@ async function detectFormat(source: ByteSource): Promise<{ format: 'jsonl' | 'js
     const text = typeof next.value === 'string' ? next.value : next.value.toString('utf8', 0, Math.min(next.value.length, 4096));
     const first = text.replace(/^\uFEFF/, '').trimStart();
     if (first === '') continue;
-    format = first.startsWith('[') ? 'json' : 'jsonl';
+    format = startsJsonList(first) ? 'json' : 'jsonl';
     break;
   }
   async function* replay(): AsyncGenerator<Buffer | string> {

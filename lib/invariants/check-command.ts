@@ -10,7 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createReadStream } from 'node:fs';
 import { createPipeline } from '../pipeline.ts';
 import { inputLineOf, readJsonlMessages, type ByteSource } from '../jsonl.ts';
-import { readJsonArrayMessages } from '../json-array.ts';
+import { readJsonArrayMessages, startsJsonList } from '../json-array.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
 import { checkTranscript, invariantsFor } from './index.ts';
@@ -49,7 +49,7 @@ export async function readAllMessages(input: ByteSource, source: string, format:
       seen.push(next.value);
       const text = leadingText(next.value);
       if (text === '') continue;
-      detected = text.startsWith('[') ? 'json' : 'jsonl';
+      detected = startsJsonList(text) ? 'json' : 'jsonl';
       break;
     }
     async function* replay(): AsyncGenerator<Buffer | string> {
