@@ -7,9 +7,27 @@ import { EXIT } from '../exit-codes.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { sanitizeFile, type InputFormat } from '../run.ts';
 import { sanitizeStdin } from '../session/spool.ts';
-import { isRegularFile } from '../session/input-check.ts';
+import { describeMessageless, fileHead, isRegularFile, messagesWithRole, recordHead } from '../session/input-check.ts';
+import type { HygieneStats } from '../stats.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
+
+/** What the run passed over in the input, one line each: torn lines of a session, foreign roles. */
+export function inputWarnings(source: string, stats: HygieneStats & { session?: { malformedLines: number; malformedLineNumbers: readonly number[] } }): string[] {
+  const warnings: string[] = [];
+  const torn = stats.session?.malformedLines ?? 0;
+  if (torn > 0) {
+    const numbers = stats.session!.malformedLineNumbers.slice(0, 5);
+    const more = torn > numbers.length ? ', ...' : '';
+    warnings.push(`${source}: skipped ${torn} line${torn === 1 ? '' : 's'} that ${torn === 1 ? 'is' : 'are'} not JSON (line${torn === 1 ? '' : 's'} ${numbers.join(', ')}${more})`);
+  }
+  const foreign = Object.entries(stats.droppedForeignRoles ?? {});
+  const dropped = foreign.reduce((sum, [, count]) => sum + count, 0);
+  if (dropped > 0) {
+    warnings.push(`${source}: dropped ${dropped} message${dropped === 1 ? '' : 's'} of roles the runtime never writes (${foreign.map(([role, count]) => `${role} ${count}`).join(', ')})`);
+  }
+  return warnings;
+}
 
 export async function runSanitize(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -49,13 +67,16 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     outputError = error;
   });
   try {
+    // What the input starts with, to say what it holds if it gives no message.
+    const piped = file === undefined ? recordHead(io.stdin) : (await isRegularFile(file)) ? undefined : recordHead(createReadStream(file));
+    const source = file ?? '<stdin>';
     const stats =
-      file === undefined
-        ? await sanitizeStdin({ input: io.stdin, output, options, source: '<stdin>', format })
-        : (await isRegularFile(file))
-          ? await sanitizeFile({ path: file, output, options, format })
-          : // A pipe given by path (e.g. <(zcat s.jsonl.gz)): read once, as stdin is.
-            await sanitizeStdin({ input: createReadStream(file), output, options, source: file, format });
+      piped !== undefined
+        ? // stdin, or a pipe given by path (e.g. <(zcat s.jsonl.gz)): read once.
+          await sanitizeStdin({ input: piped.input, output, options, source, format, dropForeignRoles: true })
+        : await sanitizeFile({ path: file!, output, options, format, dropForeignRoles: true });
+    if (messagesWithRole(stats) === 0) throw describeMessageless(source, piped === undefined ? await fileHead(file!) : piped.head());
+    for (const warning of inputWarnings(source, stats)) io.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
     await atomic?.commit();
     if (values.stats) io.stderr.write(JSON.stringify(stats) + '\n');
     return EXIT.ok;

@@ -16,6 +16,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ensureDirectory, openAtomic, type AtomicFile } from '../atomic-write.ts';
 import { isHygieneError } from '../errors.ts';
+import { describeMessageless, fileHead, messagesWithRole } from '../session/input-check.ts';
 import type { HygieneOptions } from '../options.ts';
 import { sanitizeFile } from '../run.ts';
 import { repairSessionFileIfNeeded, type RepairReport } from '../session/repair.ts';
@@ -108,6 +109,8 @@ async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: H
   done.catch(() => undefined);
   try {
     const stats = await sanitizeFile({ path: input, output, options: { ...task.options, now: () => task.clockMs } });
+    // As sanitize says of it: an input that gives no message is a failure, not an empty output.
+    if (messagesWithRole(stats) === 0) throw describeMessageless(input, await fileHead(input));
     if (output !== file) {
       output.end();
       await done;

@@ -96,22 +96,25 @@ export interface SanitizeStdinParams {
   source?: string;
   /** Where to spool a session (default: the OS temporary directory). */
   spoolDirectory?: string;
+  /** As for sanitizeStream. */
+  dropForeignRoles?: boolean;
 }
 
 export async function sanitizeStdin(params: SanitizeStdinParams): Promise<HygieneStats> {
   const source = params.source ?? '<stdin>';
   const format = params.format ?? 'auto';
-  if (format === 'json') return sanitizeStream({ input: params.input, output: params.output, options: params.options, source, format });
+  const dropForeignRoles = params.dropForeignRoles;
+  if (format === 'json') return sanitizeStream({ input: params.input, output: params.output, options: params.options, source, format, dropForeignRoles });
   const { kind, input } = await peekInputKind(params.input);
   if (kind === 'session') {
     const file = await spoolToTempFile(input, params.spoolDirectory).catch((error: unknown) => {
       throw new HygieneError('output_failed', `cannot spool ${source} to a temporary file (${(error as Error).message})`, { cause: error });
     });
     try {
-      return await sanitizeSessionFile({ path: file, output: params.output, options: params.options, source });
+      return await sanitizeSessionFile({ path: file, output: params.output, options: params.options, source, dropForeignRoles });
     } finally {
       await removeSpool(file);
     }
   }
-  return sanitizeStream({ input, output: params.output, options: params.options, source, format: kind === 'json' && format === 'auto' ? 'json' : format });
+  return sanitizeStream({ input, output: params.output, options: params.options, source, format: kind === 'json' && format === 'auto' ? 'json' : format, dropForeignRoles });
 }

@@ -63,7 +63,7 @@ test("Claude Code's JSONL: one line saying what it is, exit 1 (check: its bad-in
 test('an input in which no line is a message fails with what was found', async () => {
   const result = await runCli(['sanitize', ...route], jsonl({ id: 1, text: 'a' }, { id: 2, text: 'b' }));
   assert.equal(result.code, EXIT.badInput, result.stderr);
-  assert.match(result.stderr, /^transcript-hygiene: <stdin>: no message .*"role"/);
+  assert.match(result.stderr, /^transcript-hygiene: <stdin>: no message.*"role"/);
   const headerOnly = await runCli(['check', ...route], jsonl(HEADER));
   assert.equal(headerOnly.code, EXIT.checkBadInput, headerOnly.stderr);
   assert.match(headerOnly.stderr, /session .*no message/);
@@ -94,8 +94,8 @@ test('roles the runtime never writes: check names the message; sanitize drops an
   const text = jsonl(user, { role: 'human', content: 'x' }, assistant, { role: 'system', content: 'be nice' });
   const checked = await runCli(['check', ...route], text);
   assert.equal(checked.code, 1, checked.stderr);
-  assert.match(checked.stdout, /message 1 \(line 2\): runtime\/unknown-role .*"human"/);
-  assert.match(checked.stdout, /message 3 \(line 4\): runtime\/unknown-role .*"system"/);
+  assert.match(checked.stdout, /message 1 \(line 2\): runtime\/unknown-role.*"human"/);
+  assert.match(checked.stdout, /message 3 \(line 4\): runtime\/unknown-role.*"system"/);
   const sanitized = await runCli(['sanitize', ...route, '--stats'], text);
   assert.equal(sanitized.code, EXIT.ok, sanitized.stderr);
   assert.doesNotMatch(sanitized.stdout, /"human"|"system"/);
