@@ -56,8 +56,8 @@ export const SANITIZE_HELP = `Usage: transcript-hygiene sanitize [FILE] --provid
 Reads FILE (or stdin when FILE is absent or '-') and writes the replay copy as JSONL,
 one message a line, to stdout or to -o FILE. The input is an OpenClaw / pi session file
 (a {"type":"session"} header and entries), a stream of bare messages ({"role": ...}),
-or a JSON array of messages (first character '[') or {"messages": [...]}. A session file is read as OpenClaw
-loads it: the active branch only, the latest compaction's summary in place of what it
+or a JSON array of messages (first character '[', or an object {"messages": [...]}).
+A session file is read as OpenClaw loads it: the active branch only, the latest compaction's summary in place of what it
 summarised, branch summaries and custom messages as messages, other entries skipped,
 lines that are not JSON skipped (with a warning line); a session piped to stdin is first
 copied to a temporary file (a session is read twice: an index pass, then the messages).
