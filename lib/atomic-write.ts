@@ -126,9 +126,11 @@ export async function planOutput(target: string): Promise<{ direct: boolean; fil
   }
   if (info.isDirectory()) throw new HygieneError('output_is_directory', `${target}: is a directory (give a file to write)`, { source: target });
   if (!info.isFile()) return { direct: true, file: target, mode: undefined };
+  // /dev/stdout (or /dev/fd/N, /proc/self/fd/N) redirected to a file: the shell holds that file
+  // open, maybe for appending, so write through the descriptor's path rather than replace it.
+  const absolute = path.resolve(target);
+  if (absolute.startsWith('/dev/') || absolute.startsWith('/proc/')) return { direct: true, file: target, mode: undefined };
   const real = await realpath(target).catch(() => target);
-  // /dev/stdout redirected to a file resolves through /proc: the shell holds that file open, so write through.
-  if (real.startsWith('/proc/') || real.startsWith('/dev/')) return { direct: true, file: target, mode: undefined };
   return { direct: false, file: real, mode: info.mode & 0o7777 };
 }
 
@@ -150,7 +152,8 @@ export async function openAtomic(target: string, options: AtomicWriteOptions = {
   if (plan.direct) {
     let handle: FileHandle;
     try {
-      handle = await open(plan.file, 'w');
+      // Appending: /dev/stdout redirected with `>>` keeps what the file had (for a FIFO or a device it is the same as writing).
+      handle = await open(plan.file, 'a');
     } catch (error) {
       throw outputError(target, error);
     }

@@ -1,7 +1,8 @@
 /** `sanitize -o`: what the output path is decides how it is written; a directory fails before any work. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,4 +66,19 @@ test('-o naming a directory fails before any work, with exit 6 and one line', as
   assert.match(result.stderr, /a-directory: is a directory/);
   assert.equal(result.stderr.trim().split('\n').length, 1);
   assert.deepEqual(await readdir(target), []);
+});
+
+test('-o /dev/stdout redirected (>>) to a file writes through it: the file is not replaced and keeps what it had', async () => {
+  const file = path.join(dir, 'appended.jsonl');
+  await writeFile(file, 'pre\n');
+  const before = (await stat(file)).ino;
+  const fd = openSync(file, 'a');
+  const child = spawn(process.execPath, [path.join(root, 'bin/transcript-hygiene.js'), 'sanitize', demo, ...route, '-o', '/dev/stdout'], { stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, EXIT.ok);
+  assert.equal((await stat(file)).ino, before);
+  const text = await readFile(file, 'utf8');
+  assert.ok(text.startsWith('pre\n{'), text.slice(0, 40));
+  assert.equal(text.split('\n').length - 1, 9);
 });
