@@ -234,7 +234,13 @@ function atomicFile(target: string, file: string, direct: boolean, handle: FileH
       }
     },
     async abort() {
-      stream?.destroy();
+      // Not stream.destroy(): it would close the descriptor the handle still owns, and the
+      // handle's own close would then close whatever file got that number meanwhile. Let the
+      // stream finish what it queued (into the file about to be removed), then close the handle.
+      if (stream !== undefined && !stream.writableFinished && !stream.errored) {
+        const ending = stream;
+        await new Promise<void>((resolve) => ending.end(() => resolve()));
+      }
       await close().catch(() => undefined);
       if (!direct) await rm(file, { force: true }).catch(() => undefined);
       forget();

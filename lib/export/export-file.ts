@@ -13,7 +13,7 @@
 import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import { ensureDirectory, openAtomic, type AtomicFile } from '../atomic-write.ts';
 import { isHygieneError } from '../errors.ts';
 import { describeMessageless, fileHead, messagesWithRole } from '../session/input-check.ts';
@@ -103,8 +103,10 @@ async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: H
   if (task.format === 'json') {
     const array = jsonlToJsonArray();
     output = array;
-    // The array ends the file stream; atomic.finish() then finds it ended.
-    done = pipeline(array, file, { end: false });
+    // pipe(), not pipeline(): a failure must not destroy the file stream (that would close the
+    // descriptor its handle owns); atomic.finish() or abort() ends it.
+    array.pipe(file, { end: false });
+    done = finished(array);
   }
   done.catch(() => undefined);
   try {
@@ -118,7 +120,8 @@ async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: H
     await atomic.finish();
     return { stats, bytesOut: file.bytesWritten, file: atomic };
   } catch (error) {
-    output.destroy();
+    // The JSON array transform, not the file stream: abort() ends that without closing its descriptor.
+    if (output !== file) output.destroy();
     await atomic.abort();
     await done.catch(() => undefined);
     if (outputError !== undefined) throw new OutputError(`cannot write ${task.output} (${outputError.message})`);

@@ -68,12 +68,14 @@ test('-o naming a directory fails before any work, with exit 6 and one line', as
   assert.deepEqual(await readdir(target), []);
 });
 
-test('-o /dev/stdout redirected (>>) to a file writes through it: the file is not replaced and keeps what it had', async () => {
+// /dev/fd/1 rather than /dev/stdout: code with the bug this guards against, run as root, replaces
+// /dev/stdout itself (for every process on the machine); in /dev/fd it can only fail.
+test('-o /dev/fd/1 (as /dev/stdout) redirected (>>) to a file writes through it: the file is not replaced and keeps what it had', async () => {
   const file = path.join(dir, 'appended.jsonl');
   await writeFile(file, 'pre\n');
   const before = (await stat(file)).ino;
   const fd = openSync(file, 'a');
-  const child = spawn(process.execPath, [path.join(root, 'bin/transcript-hygiene.js'), 'sanitize', demo, ...route, '-o', '/dev/stdout'], { stdio: ['ignore', fd, 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'bin/transcript-hygiene.js'), 'sanitize', demo, ...route, '-o', '/dev/fd/1'], { stdio: ['ignore', fd, 'pipe'] });
   closeSync(fd);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.equal(code, EXIT.ok);
