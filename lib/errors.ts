@@ -11,6 +11,7 @@ export type HygieneErrorCode =
   | 'repair_failed'
   | 'lock_timeout'
   | 'output_failed'
+  | 'output_is_directory'
   | 'invalid_replay_transcript';
 
 export interface HygieneErrorDetails {

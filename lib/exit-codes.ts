@@ -13,7 +13,7 @@ export const EXIT = Object.freeze({
   outputFailed: 4,
   /** The transcript cannot be made valid for the route (invalid_replay_transcript). */
   replayInvalid: 5,
-  /** The input path is a directory. */
+  /** The input path (or sanitize's -o) is a directory. */
   inputIsDirectory: 6,
   /** The input file cannot be read (permissions, I/O error). */
   inputUnreadable: 7,
@@ -23,6 +23,8 @@ export const EXIT = Object.freeze({
   locked: 9,
   /** The run needed more heap than its limit (TRANSCRIPT_HYGIENE_HEAP_MB); the bin reports it. */
   outOfMemory: OUT_OF_MEMORY_EXIT,
+  /** `check` only: the input is not a transcript (its 1 means "violations found"). */
+  checkBadInput: 11,
   /** A bug: a rule failed unexpectedly. */
   internal: 70,
 });

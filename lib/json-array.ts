@@ -2,13 +2,25 @@
  * Reads a JSON array of messages (`[{...}, {...}]`, the shape the library API takes)
  * as a stream with stream-json, so a large array never has to fit in one string.
  * Elements that are not objects are passed on; the pipeline's first rule drops and counts them.
+ *
+ * A JSON object whose `messages` member is that array (`{"messages": [...]}`, as many exporters
+ * write it) is read the same way: its `messages` array is the list.
  */
-import { Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import type { Message } from './types.ts';
 import type { ByteSource } from './jsonl.ts';
 
 const BATCH_SIZE = 256;
+
+/**
+ * Whether text (from the first non-blank character) starts a JSON message list: an array, or an
+ * object whose first member is `messages`. Detection looks at the start only: a wrapper with
+ * `messages` further in reads as one JSONL line, and fails as an input without messages.
+ */
+export function startsJsonList(text: string): boolean {
+  return text.startsWith('[') || /^\{\s*"messages"\s*:/.test(text);
+}
 
 export async function* readJsonArrayMessages(
   input: ByteSource,
@@ -17,10 +29,21 @@ export async function* readJsonArrayMessages(
   const source = options.source ?? '<input>';
   // Loaded here, not at start-up: only JSON-array input needs the parser (tens of ms to load).
   const { default: streamArray } = await import('stream-json/streamers/stream-array.js');
-  const parser = streamArray.withParserAsStream();
-  const feed = Readable.from(input, { objectMode: false });
-  feed.on('error', (error) => parser.destroy(error));
-  feed.pipe(parser);
+  const { wrapped, input: replayed } = await startsWithObject(input);
+  const feed = Readable.from(replayed, { objectMode: false });
+  let parser: Duplex;
+  if (wrapped) {
+    const { default: pick } = await import('stream-json/filters/pick.js');
+    const picker = pick.withParserAsStream({ filter: 'messages' });
+    parser = streamArray.asStream();
+    picker.on('error', (error: Error) => parser.destroy(error));
+    feed.on('error', (error) => picker.destroy(error));
+    feed.pipe(picker).pipe(parser);
+  } else {
+    parser = streamArray.withParserAsStream();
+    feed.on('error', (error) => parser.destroy(error));
+    feed.pipe(parser);
+  }
   let batch: Message[] = [];
   let elements = 0;
   try {
@@ -43,4 +66,29 @@ export async function* readJsonArrayMessages(
     feed.destroy();
   }
   if (batch.length > 0) yield batch;
+}
+
+/** Whether the first non-blank character is `{` (a wrapper object); the input again from its start. */
+async function startsWithObject(input: ByteSource): Promise<{ wrapped: boolean; input: AsyncGenerator<Buffer | string> }> {
+  const iterator = Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
+  const seen: Array<Buffer | string> = [];
+  let wrapped = false;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    seen.push(next.value);
+    const text = (typeof next.value === 'string' ? next.value : next.value.toString('utf8', 0, Math.min(next.value.length, 4096))).replace(/^\uFEFF/, '').trimStart();
+    if (text === '') continue;
+    wrapped = text.startsWith('{');
+    break;
+  }
+  async function* replay(): AsyncGenerator<Buffer | string> {
+    yield* seen;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { wrapped, input: replay() };
 }

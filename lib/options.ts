@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { HygieneError } from './errors.ts';
 import type { ResultIdIndex } from './result-index.ts';
+import { unknownRouteProblem } from './route-check.ts';
 
 export const DEFAULT_IMAGE_MAX_DIMENSION_PX = 1200;
 export const DEFAULT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
@@ -42,6 +43,12 @@ export interface HygieneOptions {
    * compaction-stale signature rule must hold signed turns until a summary or the end.
    */
   compactionTimestamp?: number | null;
+  /**
+   * A provider or model API outside the policy table (a typo, or a gateway of one's own) gets a
+   * fallback policy. `'allow'` (the default) accepts it; `'error'` throws invalid_option naming
+   * the closest known value, as the command does, unless it is written `custom:NAME`.
+   */
+  unknownRoute?: 'allow' | 'error';
 }
 
 export interface ResolvedHygieneOptions {
@@ -95,6 +102,11 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     throw invalid('modelSwitchedAt', 'epoch milliseconds', switchedAt);
   }
   if (options.now !== undefined && typeof options.now !== 'function') throw invalid('now', 'a function', options.now);
+  if (options.unknownRoute !== undefined && options.unknownRoute !== 'allow' && options.unknownRoute !== 'error') throw invalid('unknownRoute', "'allow' or 'error'", options.unknownRoute);
+  if (options.unknownRoute === 'error') {
+    const problem = unknownRouteProblem(options);
+    if (problem !== undefined) throw new HygieneError('invalid_option', problem);
+  }
   return Object.freeze({
     provider: optionalString('provider', options.provider),
     modelApi: optionalString('modelApi', options.modelApi),

@@ -395,6 +395,23 @@ const OWNER_HOOKS: Readonly<Record<OwnerId, OwnerHook>> = Object.freeze({
     route.modelId.toLowerCase().includes('gemini') ? { sanitizeThoughtSignatures: BASE64_THOUGHT_SIGNATURES } : undefined,
 });
 
+/**
+ * The providers this table knows: the owners' ids, and those it names as taking the transport
+ * fallback on purpose. Any other id also gets the fallback; the command asks the user to say
+ * that this is deliberate (lib/route-check.ts).
+ */
+export const KNOWN_PROVIDERS: readonly string[] = Object.freeze([
+  ...OWNER_BY_PROVIDER.keys(),
+  'azure-openai', 'openai-codex', 'google-antigravity', 'amazon-bedrock', 'anthropic-vertex', 'mistral',
+  'cloudflare-ai-gateway', 'groq', 'deepseek', 'lmstudio', 'vllm', 'together',
+]);
+
+/** The model APIs the table tells apart (any other gets the defaults: image sanitization only). */
+export const KNOWN_MODEL_APIS: readonly string[] = Object.freeze([
+  'anthropic-messages', 'bedrock-converse-stream', COMPLETIONS_API, ...OPENAI_RESPONSES_APIS, ...GOOGLE_APIS,
+  'google-vertex', 'mistral-conversations', 'ollama',
+]);
+
 function ownerOf(route: Route): OwnerId | undefined {
   if (route.provider === 'azure-openai') return isAzureOpenAIModel(route.modelId) ? 'openai' : undefined;
   return OWNER_BY_PROVIDER.get(route.provider);

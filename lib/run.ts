@@ -8,10 +8,11 @@ import { scanInputFile } from './result-index.ts';
 import { compactionTimestampOf } from '../transforms/strip-stale-thinking-signatures.ts';
 import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
-import { readJsonArrayMessages } from './json-array.ts';
+import { readJsonArrayMessages, startsJsonList } from './json-array.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
+import { dropForeignRoles } from './foreign-roles.ts';
 import { probeFileKind, sanitizeSessionFile } from './session/sanitize.ts';
 
 export type InputFormat = 'auto' | 'jsonl' | 'json';
@@ -24,6 +25,8 @@ export interface SanitizeStreamParams {
   source?: string;
   /** `auto` (default) reads a JSON array when the first non-blank character is `[`, JSONL otherwise. */
   format?: InputFormat;
+  /** Drop messages of roles the runtime never writes (lib/foreign-roles.ts), counted in stats.droppedForeignRoles. */
+  dropForeignRoles?: boolean;
 }
 
 /** Looks at the first non-blank character without consuming the input. */
@@ -38,7 +41,7 @@ async function detectFormat(source: ByteSource): Promise<{ format: 'jsonl' | 'js
     const text = typeof next.value === 'string' ? next.value : next.value.toString('utf8', 0, Math.min(next.value.length, 4096));
     const first = text.replace(/^\uFEFF/, '').trimStart();
     if (first === '') continue;
-    format = first.startsWith('[') ? 'json' : 'jsonl';
+    format = startsJsonList(first) ? 'json' : 'jsonl';
     break;
   }
   async function* replay(): AsyncGenerator<Buffer | string> {
@@ -68,8 +71,10 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
     format === 'json'
       ? readJsonArrayMessages(input, { source })
       : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++, recordLines: params.options.resultIndex !== undefined });
+  const foreign: Record<string, number> = {};
   try {
-    for await (const batch of batches) {
+    for await (const read of batches) {
+      const batch = params.dropForeignRoles ? dropForeignRoles(read, foreign) : read;
       for (const message of batch) {
         const wait = pipeline.write(message);
         if (wait !== undefined) await wait;
@@ -83,6 +88,7 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
   }
   const stats = pipeline.stats();
   stats.entriesSkipped = skipped;
+  if (params.dropForeignRoles) stats.droppedForeignRoles = foreign;
   return stats;
 }
 
@@ -105,7 +111,9 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
   }
   if (format !== 'jsonl') return sanitizeStream({ ...params, input: input(), source: params.path, format });
   // A session file (header and entries): its active branch, through the index and read passes (lib/session/).
-  if ((await probeFileKind(params.path)) === 'session') return sanitizeSessionFile({ path: params.path, output: params.output, options: params.options });
+  if ((await probeFileKind(params.path)) === 'session') {
+    return sanitizeSessionFile({ path: params.path, output: params.output, options: params.options, dropForeignRoles: params.dropForeignRoles });
+  }
   const scan = await scanInputFile(params.path);
   let compactionTimestamp: number | null = null;
   for (const summary of scan.compactionSummaries) {

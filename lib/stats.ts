@@ -12,6 +12,8 @@ export interface HygieneStats {
   entriesSkipped: number;
   /** Counters per rule name, only for rules that counted something. */
   rules: Record<string, Record<string, number>>;
+  /** With `dropForeignRoles`: messages of roles the runtime never writes, dropped before the rules, per role. */
+  droppedForeignRoles?: Record<string, number>;
 }
 
 export type CounterRecord = Record<string, number>;

@@ -141,7 +141,7 @@ describe('policy', () => {
   test('help with no command prints the overview', async () => {
     const result = await run([]);
     assert.equal(result.code, EXIT.usage);
-    assert.match(result.stdout, /Commands:/);
+    assert.match(result.stderr, /Commands:/);
     assert.equal((await run(['help', 'policy'])).code, EXIT.ok);
   });
 });

@@ -22,6 +22,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   if (format !== 'auto' && format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
   const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false };
   resolveHygieneOptions(options);
-  const file = await checkInput(positionals[0]);
+  // An empty file is exit 8, as for sanitize and in export's report.
+  const file = await checkInput(positionals[0], { rejectEmpty: true });
   return runCheckCommand({ file, stdin: io.stdin, stdout: io.stdout, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
 }

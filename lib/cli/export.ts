@@ -2,7 +2,7 @@
 import { runExportCommand } from '../export/command.ts';
 import { EXPORT_EXIT } from '../export/report.ts';
 import type { ExportFormat, ExportRoute } from '../export/routes.ts';
-import { ROUTE_OPTIONS, UsageError, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
+import { ROUTE_OPTIONS, UsageError, parse, positiveIntegerFlag, routeOf, usageLine, type Io } from './args.ts';
 import { EXPORT_HELP } from './help.ts';
 
 export async function runExport(args: string[], io: Io): Promise<number> {
@@ -38,6 +38,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
         outDir: values.out,
         routes,
         routeFile: values['route-file'],
+        unknownRouteOk: values['provider-unknown-ok'] ?? false,
         defaults: {
           reasoning: values.reasoning,
           thinking: values.thinking,
@@ -55,7 +56,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
     );
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`transcript-hygiene: ${error.message}\nRun 'transcript-hygiene export --help' for usage.\n`);
+    io.stderr.write(usageLine(error.message, 'export'));
     return EXPORT_EXIT.usage;
   }
 }

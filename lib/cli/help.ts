@@ -38,9 +38,15 @@ Example:
 
 export const ROUTE_HELP = `Route (which provider the transcript is replayed to):
   --provider P       provider id: anthropic, openai, google, amazon-bedrock, mistral,
-                     openrouter, ollama, ... (unknown ids get the default policy)
+                     openrouter, ollama, ... (one 'transcript-hygiene policy' knows; an
+                     unknown one is refused with the closest known id, unless written
+                     custom:NAME or given with --provider-unknown-ok: it then gets the
+                     fallback policy of its model API)
   --model-api A      the model API: anthropic-messages, openai-responses,
                      openai-completions, google-generative-ai, bedrock-converse-stream, ...
+                     (unknown ones likewise)
+  --provider-unknown-ok
+                     a provider or model API outside the policy table is deliberate
   --model-id M       the model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro
   --reasoning        the model declares reasoning support (keeps reasoning fields on
                      OpenAI-compatible chat-completions routes)`;
@@ -50,17 +56,18 @@ export const SANITIZE_HELP = `Usage: transcript-hygiene sanitize [FILE] --provid
 Reads FILE (or stdin when FILE is absent or '-') and writes the replay copy as JSONL,
 one message a line, to stdout or to -o FILE. The input is an OpenClaw / pi session file
 (a {"type":"session"} header and entries), a stream of bare messages ({"role": ...}),
-or a JSON array of messages (first character '['). A session file is read as OpenClaw
-loads it: the active branch only, the latest compaction's summary in place of what it
+or a JSON array of messages (first character '[', or an object {"messages": [...]}).
+A session file is read as OpenClaw loads it: the active branch only, the latest compaction's summary in place of what it
 summarised, branch summaries and custom messages as messages, other entries skipped,
-lines that are not JSON skipped (counted in --stats); a session piped to stdin is first
+lines that are not JSON skipped (with a warning line); a session piped to stdin is first
 copied to a temporary file (a session is read twice: an index pass, then the messages).
 
 ${ROUTE_HELP}
 
 Options:
-  -o, --output FILE  write here instead of stdout (written to a temporary file and
-                     renamed when complete, so a partial file never appears)
+  -o, --output FILE  write here instead of stdout (written to a temporary file with FILE's
+                     mode and renamed when complete, so a partial file never appears; a
+                     FIFO or device is written through)
   --thinking         thinking is on for this request (request-time steps)
   --display          for people, not a model: also remove runtime wrappers (internal
                      context, inbound metadata, channel envelopes) from user turns
@@ -74,9 +81,10 @@ Options:
   --stats            print what each rule did as JSON on stderr
   -h, --help         this text
 
-Exit codes: 0 done; 1 bad input (names file and line); 2 usage; 3 no such file;
-4 output not writable; 5 transcript cannot be made valid for the route; 6 input is a
-directory; 7 input unreadable; 8 input empty; 10 out of memory (see TRANSCRIPT_HYGIENE_HEAP_MB
+Exit codes: 0 done; 1 bad input (names file and line; or no message in it, saying what it
+holds); 2 usage; 3 no such file; 4 output not writable (stdout or -o); 5 transcript cannot
+be made valid for the route; 6 input (or -o) is a directory; 7 input unreadable; 8 input
+empty; 10 out of memory (see TRANSCRIPT_HYGIENE_HEAP_MB
 in 'transcript-hygiene help').
 
 Examples:
@@ -116,9 +124,10 @@ Options:
   --json             print {route, checked, families, messages, violations} as JSON
   -h, --help         this text
 
-Exit codes: 0 no violation; 1 violations found (or bad input, named on stderr); 2 usage;
-3 input missing (6 a directory, 7 unreadable); 5 (with --after-hygiene) the pipeline cannot make the
-transcript valid for the route.
+Exit codes: 0 no violation; 1 violations found; 2 usage; 3 input missing (6 a directory,
+7 unreadable, 8 empty); 4 stdout not writable; 5 (with --after-hygiene) the pipeline cannot
+make the transcript valid for the route; 11 bad input (a bad line, or no message in it:
+named on stderr).
 
 Examples:
   transcript-hygiene check session.jsonl --provider amazon-bedrock \\

@@ -8,7 +8,9 @@
  */
 import { isHygieneError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
-import { UsageError, exitCodeFor, type Io } from './args.ts';
+import { UsageError, escapeControl, exitCodeFor, usageLine, type Io } from './args.ts';
+import { didYouMean } from '../closest.ts';
+import { guardOutput, isBrokenPipe } from './output-guard.ts';
 import * as help from './help.ts';
 
 export type { Io } from './args.ts';
@@ -24,35 +26,62 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Runner> }> = 
 };
 
 export async function main(argv: string[], io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
-  const [command, ...rest] = argv;
+  const stdout = guardOutput(io.stdout);
+  let code: number;
   try {
-    if (command === '--version' || command === '-v' || command === 'version') {
-      io.stdout.write(`${(await import('../package-version.ts')).packageVersion()}\n`);
-      return EXIT.ok;
-    }
-    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
-      io.stdout.write(topic?.help ?? help.MAIN_HELP);
-      return command === undefined ? EXIT.usage : EXIT.ok;
-    }
-    const entry = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-    if (entry === undefined) throw new UsageError(`unknown command '${command}'`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      io.stdout.write(entry.help);
-      return EXIT.ok;
-    }
-    return await (await entry.load())(rest, io);
+    code = await dispatch(argv, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`transcript-hygiene: ${error.message}\nRun 'transcript-hygiene ${command && command !== 'help' && Object.hasOwn(COMMANDS, command) ? `${command} ` : ''}--help' for usage.\n`);
-      return EXIT.usage;
-    }
-    if (isHygieneError(error)) {
-      io.stderr.write(`transcript-hygiene: ${error.message}\n`);
-      return exitCodeFor(error);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`transcript-hygiene: internal error: ${message}\n`);
-    return EXIT.internal;
+    // A command that failed because its stdout failed is reported as the output's failure below.
+    code = stdout.error === undefined ? reportError(error, argv[0], io) : EXIT.outputFailed;
   }
+  await stdout.settle();
+  const failed = stdout.error;
+  stdout.dispose();
+  if (failed === undefined) return code;
+  // The reader went away (`| head`): what it read was what it wanted. The command's answer stands.
+  if (isBrokenPipe(failed)) return code === EXIT.outputFailed ? EXIT.ok : code;
+  io.stderr.write(`transcript-hygiene: <stdout>: output not writable (${failed.message})\n`);
+  return EXIT.outputFailed;
+}
+
+async function dispatch(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') {
+    io.stdout.write(`${(await import('../package-version.ts')).packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (command === undefined) {
+    // No command is a usage error: the overview goes to stderr, as errors do.
+    io.stderr.write(help.MAIN_HELP);
+    return EXIT.usage;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
+    io.stdout.write(topic?.help ?? help.MAIN_HELP);
+    return EXIT.ok;
+  }
+  const entry = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (entry === undefined) {
+    const known = [...Object.keys(COMMANDS), 'help'];
+    throw new UsageError(`unknown command '${command}'${didYouMean(command, known)}`);
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(entry.help);
+    return EXIT.ok;
+  }
+  return await (await entry.load())(rest, io);
+}
+
+function reportError(error: unknown, command: string | undefined, io: Io): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(usageLine(error.message, command !== undefined && Object.hasOwn(COMMANDS, command) ? command : undefined));
+    return EXIT.usage;
+  }
+  if (isHygieneError(error)) {
+    io.stderr.write(`transcript-hygiene: ${escapeControl(error.message)}\n`);
+    return exitCodeFor(error, command);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`transcript-hygiene: internal error: ${escapeControl(message)}\n`);
+  return EXIT.internal;
 }

@@ -26,7 +26,7 @@ export function runPolicy(args: string[], io: Io): number {
   }
   const lines = [`Route: provider=${route.provider} modelApi=${route.modelApi} modelId=${route.modelId}${route.reasoning ? ' reasoning' : ''}`, '', 'Policy:'];
   const width = Math.max(...Object.keys(policy).map((key) => key.length));
-  for (const [key, value] of Object.entries(policy)) lines.push(`  ${key.padEnd(width)}  ${JSON.stringify(value) ?? 'undefined'}`);
+  for (const [key, value] of Object.entries(policy)) lines.push(`  ${key.padEnd(width)}  ${value === undefined ? '(not set)' : JSON.stringify(value)}`);
   lines.push('', 'Rules, in order:');
   rules.forEach((rule, i) => lines.push(`  ${String(i + 1).padStart(2)}. ${rule.name} (step ${rule.step}): ${rule.summary}`));
   io.stdout.write(lines.join('\n') + '\n');

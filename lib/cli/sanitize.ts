@@ -1,25 +1,32 @@
 /** `transcript-hygiene sanitize`: one transcript in, its replay copy out. */
-import { promises as fs, createReadStream, createWriteStream } from 'node:fs';
-import path from 'node:path';
-import { finished } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { openAtomic, planOutput, type AtomicFile } from '../atomic-write.ts';
 import { HygieneError, isHygieneError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { sanitizeFile, type InputFormat } from '../run.ts';
 import { sanitizeStdin } from '../session/spool.ts';
-import { isRegularFile } from '../session/input-check.ts';
+import { describeMessageless, fileHead, isRegularFile, messagesWithRole, recordHead } from '../session/input-check.ts';
+import type { HygieneStats } from '../stats.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
 
-async function openOutput(temporary: string, target: string): Promise<Writable> {
-  let handle;
-  try {
-    handle = await fs.open(temporary, 'wx');
-  } catch (error) {
-    throw new HygieneError('output_failed', `${target}: cannot write output (${(error as Error).message})`);
+/** What the run passed over in the input, one line each: torn lines of a session, foreign roles. */
+export function inputWarnings(source: string, stats: HygieneStats & { session?: { malformedLines: number; malformedLineNumbers: readonly number[] } }): string[] {
+  const warnings: string[] = [];
+  const torn = stats.session?.malformedLines ?? 0;
+  if (torn > 0) {
+    const numbers = stats.session!.malformedLineNumbers.slice(0, 5);
+    const more = torn > numbers.length ? ', ...' : '';
+    warnings.push(`${source}: skipped ${torn} line${torn === 1 ? '' : 's'} that ${torn === 1 ? 'is' : 'are'} not JSON (line${torn === 1 ? '' : 's'} ${numbers.join(', ')}${more})`);
   }
-  return createWriteStream(temporary, { fd: handle, autoClose: true });
+  const foreign = Object.entries(stats.droppedForeignRoles ?? {});
+  const dropped = foreign.reduce((sum, [, count]) => sum + count, 0);
+  if (dropped > 0) {
+    warnings.push(`${source}: dropped ${dropped} message${dropped === 1 ? '' : 's'} of roles the runtime never writes (${foreign.map(([role, count]) => `${role} ${count}`).join(', ')})`);
+  }
+  return warnings;
 }
 
 export async function runSanitize(args: string[], io: Io): Promise<number> {
@@ -48,35 +55,33 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
   };
   resolveHygieneOptions(options);
+  const target = values.output;
+  // A directory given as the output fails before any work.
+  if (target !== undefined) await planOutput(target);
   const file = await checkInput(positionals[0], { rejectEmpty: true });
 
-  const target = values.output;
-  const temporary = target === undefined ? undefined : path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}`);
-  const output = temporary === undefined ? io.stdout : await openOutput(temporary, target!);
+  const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);
+  const output: Writable = atomic === undefined ? io.stdout : atomic.stream();
   let outputError: Error | undefined;
   output.on('error', (error: Error) => {
     outputError = error;
   });
   try {
+    // What the input starts with, to say what it holds if it gives no message.
+    const piped = file === undefined ? recordHead(io.stdin) : (await isRegularFile(file)) ? undefined : recordHead(createReadStream(file));
+    const source = file ?? '<stdin>';
     const stats =
-      file === undefined
-        ? await sanitizeStdin({ input: io.stdin, output, options, source: '<stdin>', format })
-        : (await isRegularFile(file))
-          ? await sanitizeFile({ path: file, output, options, format })
-          : // A pipe given by path (e.g. <(zcat s.jsonl.gz)): read once, as stdin is.
-            await sanitizeStdin({ input: createReadStream(file), output, options, source: file, format });
-    if (temporary !== undefined && target !== undefined) {
-      output.end();
-      await finished(output);
-      await fs.rename(temporary, target);
-    }
+      piped !== undefined
+        ? // stdin, or a pipe given by path (e.g. <(zcat s.jsonl.gz)): read once.
+          await sanitizeStdin({ input: piped.input, output, options, source, format, dropForeignRoles: true })
+        : await sanitizeFile({ path: file!, output, options, format, dropForeignRoles: true });
+    if (messagesWithRole(stats) === 0) throw describeMessageless(source, piped === undefined ? await fileHead(file!) : piped.head());
+    for (const warning of inputWarnings(source, stats)) io.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
+    await atomic?.commit();
     if (values.stats) io.stderr.write(JSON.stringify(stats) + '\n');
     return EXIT.ok;
   } catch (error) {
-    if (temporary !== undefined) {
-      output.destroy();
-      await fs.rm(temporary, { force: true });
-    }
+    await atomic?.abort();
     if (outputError !== undefined && !isHygieneError(error)) {
       throw new HygieneError('output_failed', `${target ?? '<stdout>'}: cannot write output (${outputError.message})`);
     }

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { isHygieneError } from '../errors.ts';
+import { HygieneError, isHygieneError } from '../errors.ts';
+import { unknownRouteProblem } from '../route-check.ts';
 import { exportSessions } from './export.ts';
 import { ExportProgress } from './progress.ts';
 import { EXPORT_EXIT, REPORT_NAME, exitCodeOf, formatSummary } from './report.ts';
@@ -17,6 +18,8 @@ export interface ExportCommandParams {
   /** The route of the --provider/--model-api/--model-id flags, if given. */
   routes: ExportRoute[];
   routeFile?: string;
+  /** Routes outside the policy table are deliberate (--provider-unknown-ok); else the route file's are refused. */
+  unknownRouteOk?: boolean;
   /** Applied to every route that does not set them (--thinking, --reasoning, --image-max-*). */
   defaults: Partial<ExportRoute>;
   format: ExportFormat;
@@ -34,23 +37,42 @@ export interface ExportCommandIo {
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
+/** How long a stopped export may take to end before the signal ends the process. */
+const STOP_GRACE_MS = 4000;
+
+/** Ends the process as the signal does when nobody handles it (exit status 128 + its number). */
+function endBySignal(name: string): void {
+  process.removeAllListeners(name);
+  process.kill(process.pid, name);
+}
+
 export async function runExportCommand(params: ExportCommandParams, io: ExportCommandIo): Promise<number> {
   const progress = new ExportProgress({ stream: io.stderr, quiet: params.quiet });
   const controller = new AbortController();
   let stoppedBy: string | undefined;
   const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
     const handler = (): void => {
-      if (stoppedBy !== undefined) process.exit(SIGNAL_EXIT[name]);
+      if (stoppedBy !== undefined) endBySignal(name);
       stoppedBy = name;
       progress.stop();
       io.stderr.write(`transcript-hygiene: ${name}: stopping (finished outputs are kept; run again to resume)\n`);
       controller.abort();
+      // A job blocked in a read that never returns keeps its worker, and so the process, alive
+      // (even process.exit waits for it): past STOP_GRACE_MS the signal ends the process outright.
+      setTimeout(() => {
+        io.stderr.write(`transcript-hygiene: ${name}: a job did not stop; exiting\n`);
+        endBySignal(name);
+      }, STOP_GRACE_MS).unref();
     };
     process.on(name, handler);
     return { name, handler };
   });
   try {
     const fromFile = params.routeFile === undefined ? [] : await readRouteFile(params.routeFile);
+    for (const route of params.unknownRouteOk ? [] : fromFile) {
+      const problem = unknownRouteProblem(route);
+      if (problem !== undefined) throw new HygieneError('invalid_option', `${params.routeFile}: ${problem}`);
+    }
     const defaults = Object.fromEntries(Object.entries(params.defaults).filter(([, value]) => value !== undefined));
     const routes = [...params.routes, ...fromFile].map((route) => ({ ...defaults, ...route }) as ExportRoute);
     const report = await exportSessions({

@@ -10,12 +10,13 @@
  * it loads it; the copy is what gets sanitized. The session itself is never touched. A copy the
  * repair leaves alone (nothing to repair, or not a session file) exports as the session would.
  */
-import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
+import { ensureDirectory, openAtomic, type AtomicFile } from '../atomic-write.ts';
 import { isHygieneError } from '../errors.ts';
+import { describeMessageless, fileHead, messagesWithRole } from '../session/input-check.ts';
 import type { HygieneOptions } from '../options.ts';
 import { sanitizeFile } from '../run.ts';
 import { repairSessionFileIfNeeded, type RepairReport } from '../session/repair.ts';
@@ -84,37 +85,47 @@ export function failureOf(error: unknown, sources: readonly string[]): TaskFailu
   return { code: 'internal_error', reason: message };
 }
 
-/** Sanitizes `input` into task.temp; returns the stats and the bytes written. */
-async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: HygieneStats; bytesOut: number }> {
-  let handle;
+/** Sanitizes `input` into task.temp (lib/atomic-write.ts); returns the stats, the bytes written and the finished file to rename. */
+async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: HygieneStats; bytesOut: number; file: AtomicFile }> {
+  let atomic: AtomicFile;
   try {
-    handle = await open(task.temp, 'w');
+    atomic = await openAtomic(task.output, { temporary: task.temp });
   } catch (error) {
-    throw new OutputError(`cannot write ${task.output} (${(error as Error).message})`);
+    throw new OutputError(`cannot write ${task.output} (${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message})`);
   }
-  const file = createWriteStream(task.temp, { fd: handle, flush: true });
+  const file = atomic.stream();
   let outputError: Error | undefined;
   file.on('error', (error: Error) => {
     outputError ??= error;
   });
   let output: Writable = file;
-  let done: Promise<void>;
+  let done: Promise<void> = Promise.resolve();
   if (task.format === 'json') {
     const array = jsonlToJsonArray();
     output = array;
-    done = pipeline(array, file);
-  } else done = finished(file);
+    // pipe(), not pipeline(): a failure must not destroy the file stream (that would close the
+    // descriptor its handle owns); atomic.finish() or abort() ends it.
+    array.pipe(file, { end: false });
+    done = finished(array);
+  }
   done.catch(() => undefined);
   try {
     const stats = await sanitizeFile({ path: input, output, options: { ...task.options, now: () => task.clockMs } });
-    output.end();
-    await done;
-    return { stats, bytesOut: file.bytesWritten };
+    // As sanitize says of it: an input that gives no message is a failure, not an empty output.
+    if (messagesWithRole(stats) === 0) throw describeMessageless(input, await fileHead(input));
+    if (output !== file) {
+      output.end();
+      await done;
+    }
+    await atomic.finish();
+    return { stats, bytesOut: file.bytesWritten, file: atomic };
   } catch (error) {
-    output.destroy();
-    file.destroy();
+    // The JSON array transform, not the file stream: abort() ends that without closing its descriptor.
+    if (output !== file) output.destroy();
+    await atomic.abort();
     await done.catch(() => undefined);
     if (outputError !== undefined) throw new OutputError(`cannot write ${task.output} (${outputError.message})`);
+    if (isHygieneError(error) && error.code === 'output_failed') throw new OutputError(`cannot write ${task.output} (${(error.cause as Error | undefined)?.message ?? error.message})`);
     throw error;
   }
 }
@@ -131,12 +142,12 @@ export async function exportFile(task: ExportTask): Promise<ExportTaskResult> {
   let repair: RepairReport | undefined;
   try {
     try {
-      await mkdir(path.dirname(task.output), { recursive: true });
+      await ensureDirectory(path.dirname(task.output));
     } catch (error) {
       throw new OutputError(`cannot create ${path.dirname(task.output)} (${(error as Error).message})`);
     }
     if (task.repair) repair = await repairCopy(task);
-    let result: { stats: HygieneStats; bytesOut: number };
+    let result: { stats: HygieneStats; bytesOut: number; file: AtomicFile };
     try {
       result = await sanitizeInto(repair === undefined ? task.source : task.repairCopy, task);
     } catch (error) {
@@ -145,8 +156,8 @@ export async function exportFile(task: ExportTask): Promise<ExportTaskResult> {
       const failure = failureOf(error, [task.repairCopy, task.source]);
       throw Object.assign(error as object, { failure: { ...failure, reason: `${failure.reason} (repair: ${repair.reason})` } });
     }
-    await rename(task.temp, task.output).catch((error: Error) => {
-      throw new OutputError(`cannot rename into ${task.output} (${error.message})`);
+    await result.file.replace().catch((error: Error) => {
+      throw new OutputError(`cannot rename into ${task.output} (${(error.cause as Error | undefined)?.message ?? error.message})`);
     });
     const { backupPath: _backup, repaired: _repaired, reason: _reason, ...counts } = repair ?? { repaired: false };
     return {

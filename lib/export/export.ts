@@ -10,7 +10,8 @@
  * an output directory that cannot be written, or one that another export holds, throw.
  */
 import { availableParallelism } from 'node:os';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { ensureDirectory } from '../atomic-write.ts';
 import path from 'node:path';
 import { HygieneError } from '../errors.ts';
 import type { ByteSource } from '../jsonl.ts';
@@ -127,7 +128,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
 
   const outDir = path.resolve(options.outDir);
   try {
-    await mkdir(outDir, { recursive: true });
+    await ensureDirectory(outDir);
   } catch (error) {
     throw new HygieneError('output_failed', `${options.outDir}: cannot create the output directory (${(error as Error).message})`, { cause: error });
   }
@@ -158,6 +159,8 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
         };
         perSession.planned(route.name);
         if (source.problem !== undefined) fail(source.problem.code, source.problem.reason);
+        // As sanitize and check say of it (exit 8): an empty session is a failure, not an empty output.
+        else if (source.size === 0) fail('input_empty', 'empty file');
         else if (key === undefined) fail('input_unreadable', 'no output path');
         else if (reserved.has(key)) fail('output_failed', `its output ${key} would replace the export's own ${key}`);
         else if (path.join(outDir, key) === source.path) fail('output_failed', 'its output would overwrite the session itself');

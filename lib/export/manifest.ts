@@ -12,9 +12,10 @@
  *
  * The lock file (DIR/.export.lock) keeps two exports from writing the same directory.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { writeFileAtomic as writeAtomic } from '../atomic-write.ts';
 import { HygieneError } from '../errors.ts';
 
 export const MANIFEST_NAME = '.export-manifest.json';
@@ -38,20 +39,8 @@ const VERSION = 1;
 
 /** Writes a file atomically: temporary sibling, fsync, rename. */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const temporary = path.join(path.dirname(file), `${path.basename(file)}${TEMP_MARK}${process.pid}`);
-  const handle = await open(temporary, 'w');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  // Named with TEMP_MARK, so a run killed outright leaves a temporary the next run removes.
+  await writeAtomic(file, text, { temporary: path.join(path.dirname(file), `${path.basename(file)}${TEMP_MARK}${process.pid}`) });
 }
 
 export class Manifest {

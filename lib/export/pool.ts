@@ -11,6 +11,9 @@ import type { ExportTask, ExportTaskResult } from './export-file.ts';
 // bootstrap registers tsx in the worker thread first.
 const BOOTSTRAP = import.meta.url.endsWith('.ts') ? new URL('./worker-bootstrap.mjs', import.meta.url) : new URL('./worker.js', import.meta.url);
 
+/** How long close() waits for a worker to end. */
+const CLOSE_GRACE_MS = 2000;
+
 export interface LaneOptions {
   /** Heap limit of each worker, in MiB (resourceLimits.maxOldGenerationSizeMb). */
   memoryMb: number;
@@ -62,12 +65,24 @@ export class WorkerLane {
     return worker;
   }
 
-  /** Ends the worker; a task in flight resolves as interrupted. */
+  /**
+   * Ends the worker; a task in flight resolves as interrupted. A worker blocked in the thread pool
+   * (a read that never returns) cannot be terminated: after CLOSE_GRACE_MS it is left behind, and
+   * the command that stops the export ends the process (lib/export/command.ts).
+   */
   async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;
     this.worker = undefined;
-    if (worker !== undefined) await worker.terminate();
+    if (worker === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const pending = this.pending;
+    await Promise.race([worker.terminate(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    if (this.pending === pending && pending !== undefined) {
+      this.pending = undefined;
+      pending.resolve(interrupted(pending.task, Date.now() - pending.started));
+    }
   }
 }
 

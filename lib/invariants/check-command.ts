@@ -10,11 +10,16 @@ import type { Readable, Writable } from 'node:stream';
 import { createReadStream } from 'node:fs';
 import { createPipeline } from '../pipeline.ts';
 import { inputLineOf, readJsonlMessages, type ByteSource } from '../jsonl.ts';
-import { readJsonArrayMessages } from '../json-array.ts';
+import { readJsonArrayMessages, startsJsonList } from '../json-array.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
 import { checkTranscript, invariantsFor } from './index.ts';
 import type { Violation } from './types.ts';
+import { foreignRoleViolations, type RoleViolation } from './foreign-roles.ts';
+import { describeMessageless, recordHead } from '../session/input-check.ts';
+import { isRecord } from '../types.ts';
+
+type RoleOrRuleViolation = Violation | RoleViolation;
 
 /** Exit code of `check` when the transcript breaks a provider rule (the issue fixes it at 1). */
 export const EXIT_VIOLATIONS = 1;
@@ -49,7 +54,7 @@ export async function readAllMessages(input: ByteSource, source: string, format:
       seen.push(next.value);
       const text = leadingText(next.value);
       if (text === '') continue;
-      detected = text.startsWith('[') ? 'json' : 'jsonl';
+      detected = startsJsonList(text) ? 'json' : 'jsonl';
       break;
     }
     async function* replay(): AsyncGenerator<Buffer | string> {
@@ -83,7 +88,7 @@ export async function hygieneOutput(messages: readonly Message[], options: Hygie
   return out;
 }
 
-function describe(violation: Violation & { line?: number }): string {
+function describe(violation: RoleOrRuleViolation & { line?: number }): string {
   const where = `message ${violation.index}${violation.line === undefined ? '' : ` (line ${violation.line})`}`;
   const detail = [violation.id === undefined ? undefined : `id ${JSON.stringify(violation.id)}`, violation.block === undefined ? undefined : `block ${violation.block}`].filter(Boolean);
   return `${where}: ${violation.rule}${detail.length > 0 ? ` [${detail.join(', ')}]` : ''}: ${violation.message}`;
@@ -92,12 +97,14 @@ function describe(violation: Violation & { line?: number }): string {
 /** Runs the check; returns the exit code (0 clean, EXIT_VIOLATIONS when anything is reported). */
 export async function runCheckCommand(params: CheckCommandParams): Promise<number> {
   const source = params.file ?? '<stdin>';
-  const input: ByteSource = params.file === undefined ? params.stdin : createReadStream(params.file, { highWaterMark: 256 * 1024 });
-  const given = await readAllMessages(input, source, params.format);
+  const recorded = recordHead(params.file === undefined ? params.stdin : createReadStream(params.file, { highWaterMark: 256 * 1024 }));
+  const given = await readAllMessages(recorded.input, source, params.format);
+  // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
+  if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded.head());
   const checked = params.afterHygiene ? await hygieneOutput(given, params.options) : given;
   const route = { ...params.options };
   const { families } = invariantsFor(route);
-  const violations = checkTranscript(checked, route).map((violation) => {
+  const violations = [...checkTranscript(checked, route), ...foreignRoleViolations(checked)].sort((a, b) => a.index - b.index).map((violation) => {
     const message = checked[violation.index];
     const line = params.afterHygiene || message === undefined || message === null || typeof message !== 'object' ? undefined : inputLineOf(message);
     return line === undefined ? violation : { ...violation, line };

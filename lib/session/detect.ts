@@ -6,8 +6,10 @@
  * header, or an entry (a string `type` and no `role`), makes a session; a line with a `role`, or
  * anything else, a message stream. Lines that do not parse are passed over (a session may start
  * with garbage before its header, §11.4). A first line longer than the probe is judged by its
- * first keys. A `[` first makes a JSON array of messages.
+ * first keys. A `[` first (or `{"messages":`) makes a JSON list of messages.
  */
+import { startsJsonList } from '../json-array.ts';
+
 export type InputKind = 'session' | 'messages' | 'json';
 
 const ENTRY_PREFIX = /^\{\s*"type"\s*:\s*"[^"]+"/;
@@ -28,7 +30,7 @@ function kindOfValue(value: unknown): InputKind {
 export function detectInputKind(text: string, complete: boolean): InputKind | undefined {
   const body = text.replace(/^\uFEFF/, '');
   const first = body.trimStart();
-  if (first.startsWith('[')) return 'json';
+  if (startsJsonList(first)) return 'json';
   const lines = body.split('\n');
   const whole = complete ? lines.length : lines.length - 1;
   for (let i = 0; i < whole; i++) {

@@ -8,6 +8,7 @@ import { EXIT } from '../exit-codes.ts';
 import { isHygieneError } from '../errors.ts';
 import { checkInputFile } from './input-check.ts';
 import { REPAIR_HELP } from '../cli/help.ts';
+import { parseErrorLine, usageLine } from '../cli/args.ts';
 import { repairSessionFileIfNeeded, type RepairReport } from './repair.ts';
 import { repairSummary } from './repair-rules.ts';
 
@@ -61,22 +62,18 @@ export interface RepairIo {
 }
 
 export async function runRepairCommand(args: string[], io: RepairIo): Promise<number> {
+  const options = {
+    json: { type: 'boolean' },
+    'lock-timeout': { type: 'string' },
+    'no-lock': { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: 'boolean' },
-        'lock-timeout': { type: 'string' },
-        'no-lock': { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, strict: true, options });
   } catch (error) {
-    io.stderr.write(`transcript-hygiene: ${(error as Error).message}\nRun 'transcript-hygiene repair --help' for usage.\n`);
+    io.stderr.write(usageLine(parseErrorLine(error as Error, options), 'repair'));
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
@@ -87,7 +84,7 @@ export async function runRepairCommand(args: string[], io: RepairIo): Promise<nu
   const timeout = values['lock-timeout'];
   if (positionals.length === 0 || (timeout !== undefined && !/^[0-9]+$/.test(timeout))) {
     const reason = positionals.length === 0 ? 'repair needs at least one FILE' : `--lock-timeout must be a number of milliseconds, got ${JSON.stringify(timeout)}`;
-    io.stderr.write(`transcript-hygiene: ${reason}\nRun 'transcript-hygiene repair --help' for usage.\n`);
+    io.stderr.write(usageLine(reason, 'repair'));
     return EXIT.usage;
   }
   let exit: number = EXIT.ok;

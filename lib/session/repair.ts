@@ -13,17 +13,20 @@
  * 3. the repaired copy goes to `<basename>.repair.<pid>.<uuid>.tmp` beside it (O_EXCL, the
  *    original's mode), is fsynced, and the original is checked to be unchanged since it was read;
  * 4. the temporary file is renamed over the original and the directory fsynced (the reference
- *    does not fsync); the mode is set again;
+ *    does not fsync); the mode is set again (steps 3 and 4 through lib/atomic-write.ts);
  * 5. the backup is removed; if that fails the report says where it is (`backupPath`).
  *
  * A crash at any point leaves the original or the complete repaired file, and the backup until
- * the rename has happened. When the replace fails, the temporary file and the backup are removed
+ * the rename has happened. A stop by SIGINT/SIGTERM/SIGHUP removes the temporary file, the backup
+ * and the lock: the original stays if the rename had not happened, the repaired file if it had. When the replace fails, the temporary file and the backup are removed
  * (the reference leaves an orphaned backup there), and the report says `repair failed: ...`.
  * Not reproduced: the best-effort chmod of the directory to 0700, and the incremental cache of
  * §9.5 (every call reads the file; `validatedSnapshot` is not reported).
  */
 import { randomUUID } from 'node:crypto';
-import { open, readdir, realpath, rename, rm, stat, chmod, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, realpath, rm, stat, chmod, unlink, type FileHandle } from 'node:fs/promises';
+import { openAtomic, removeOnStop, type AtomicFile } from '../atomic-write.ts';
+import { HygieneError } from '../errors.ts';
 import path from 'node:path';
 import { readLines } from './line-reader.ts';
 import { acquireSessionLock, isProcessAlive, type LockOptions, type SessionLock } from './lock.ts';
@@ -231,18 +234,6 @@ async function copyFile(source: FileHandle, size: number, target: FileHandle): P
   }
 }
 
-async function fsyncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch (error) {
-    // Some file systems cannot fsync a directory (EINVAL): the rename is as durable as they make it.
-    if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
 function tempPathFor(file: string): string {
   const base = path.basename(file).replace(/[^A-Za-z0-9._-]/g, '-');
   return path.join(path.dirname(file), `${base}.repair.${process.pid}.${randomUUID()}.tmp`);
@@ -300,9 +291,12 @@ export async function repairSessionFileIfNeeded(fileOrParams: string | RepairPar
     return skipped(`failed to read session file: ${errorMessage(error)}`);
   }
   let lock: SessionLock | undefined;
+  // A stop by signal releases the lock (lib/atomic-write.ts removes the file).
+  let forgetLock = (): void => undefined;
   if (options.lock !== false) {
     try {
       lock = await acquireSessionLock(file, typeof options.lock === 'object' ? options.lock : {});
+      forgetLock = removeOnStop(lock.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { repaired: false, droppedLines: 0, reason: 'missing session file' };
       throw error;
@@ -324,6 +318,7 @@ export async function repairSessionFileIfNeeded(fileOrParams: string | RepairPar
     }
   } finally {
     await lock?.release();
+    forgetLock();
   }
 }
 
@@ -353,13 +348,14 @@ async function repairOpen(file: string, handle: FileHandle, options: RepairOptio
   const info: RepairStepInfo = { file, backupPath, tempPath };
   const now = options.now ?? Date.now;
   let inserted = 0;
-  let backupWritten = false;
   let renamed = false;
+  // Until it is removed below, a stop by signal removes the backup (and the temporary file) too.
+  const forgetBackup = removeOnStop(backupPath);
+  let temp: AtomicFile | undefined;
   try {
     await options.onStep?.('before-backup', info);
     const backup = await open(backupPath, 'wx', mode);
     try {
-      backupWritten = true;
       await copyFile(handle, before.size, backup);
       await backup.chmod(mode);
       await backup.sync();
@@ -367,34 +363,33 @@ async function repairOpen(file: string, handle: FileHandle, options: RepairOptio
       await backup.close();
     }
     await options.onStep?.('backup-written', info);
-    const temp = await open(tempPath, 'wx', mode);
-    try {
-      const out = new Output(temp);
-      inserted = await writeRepaired(handle, out, found, now, options.chunkSize);
-      await out.end();
-      await temp.sync();
-    } finally {
-      await temp.close();
-    }
+    temp = await openAtomic(file, { temporary: tempPath });
+    if (temp.direct) throw new Error('the session file is not a regular file');
+    const out = new Output(temp.handle);
+    inserted = await writeRepaired(handle, out, found, now, options.chunkSize);
+    await out.end();
+    await temp.finish();
     await options.onStep?.('temp-written', info);
     const current = await stat(file);
     if (current.ino !== before.ino || current.size !== before.size || current.mtimeMs !== before.mtimeMs) {
       throw new Error('the session file changed while it was being repaired');
     }
     await options.onStep?.('before-rename', info);
-    await rename(tempPath, file);
+    await temp.replace();
     renamed = true;
-    await fsyncDirectory(path.dirname(file));
     await options.onStep?.('renamed', info);
     await chmod(file, mode).catch(() => undefined);
   } catch (error) {
     if (!renamed) {
+      await temp?.abort();
       await rm(tempPath, { force: true }).catch(() => undefined);
       // The original is untouched: its copy is not needed (the reference leaves it behind).
-      if (backupWritten) await rm(backupPath, { force: true }).catch(() => undefined);
-      return failedReport(found, error);
+      await rm(backupPath, { force: true }).catch(() => undefined);
+      forgetBackup();
+      // The helper's errors name the file; the report's reason is the system's own message, as before.
+      return failedReport(found, error instanceof HygieneError && error.cause !== undefined ? error.cause : error);
     }
-    // Replaced already: what failed after it (fsync of the directory, the step callback) does not undo the repair.
+    // Replaced already: what failed after it (the step callback) does not undo the repair.
   }
   let retained: string | undefined;
   try {
@@ -403,6 +398,7 @@ async function repairOpen(file: string, handle: FileHandle, options: RepairOptio
     retained = backupPath;
     options.debug?.(`session file repair backup cleanup failed: ${errorMessage(error)} (${path.basename(backupPath)})`);
   }
+  forgetBackup();
   if (retained === undefined) await options.onStep?.('backup-removed', info);
   const counts: RepairCounts = { ...found, insertedToolResults: inserted };
   options.debug?.(`session file repaired: ${repairSummary(counts)} (${name})`);

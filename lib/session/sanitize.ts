@@ -10,6 +10,7 @@ import { JsonlWriter } from '../jsonl.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
+import { dropForeignRoles } from '../foreign-roles.ts';
 import { readSessionMessages, type SessionReadStats } from './read.ts';
 import { detectProbeKind, type InputKind } from './detect.ts';
 
@@ -33,6 +34,8 @@ export interface SanitizeSessionParams {
   options: HygieneOptions;
   /** Name for error messages (default: the path). */
   source?: string;
+  /** Drop messages of roles the runtime never writes (lib/foreign-roles.ts), counted in stats.droppedForeignRoles. */
+  dropForeignRoles?: boolean;
 }
 
 export interface SessionHygieneStats extends HygieneStats {
@@ -43,8 +46,10 @@ export async function sanitizeSessionFile(params: SanitizeSessionParams): Promis
   const session = await readSessionMessages(params.path, { ...params.options, source: params.source ?? params.path });
   const writer = new JsonlWriter(params.output);
   const pipeline = createPipeline(session.hygieneOptions(params.options), (message: Message) => writer.write(message));
+  const foreign: Record<string, number> = {};
   try {
-    for await (const batch of session.batches()) {
+    for await (const read of session.batches()) {
+      const batch = params.dropForeignRoles ? dropForeignRoles(read, foreign) : read;
       for (const message of batch) {
         const wait = pipeline.write(message);
         if (wait !== undefined) await wait;
@@ -57,6 +62,7 @@ export async function sanitizeSessionFile(params: SanitizeSessionParams): Promis
     pipeline.dispose();
   }
   const stats = pipeline.stats();
+  if (params.dropForeignRoles) stats.droppedForeignRoles = foreign;
   return {
     ...stats,
     // Lines that parsed but gave no message: the header, non-message entries, entries off the path.

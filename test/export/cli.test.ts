@@ -44,7 +44,7 @@ describe('transcript-hygiene export', () => {
       [['export', '--out', path.join(dir, 'o'), sessions], /missing --provider/],
       [['export', '--out', path.join(dir, 'o'), '--jobs', '0', ...route, sessions], /--jobs must be a positive integer/],
       [['export', '--out', path.join(dir, 'o'), '--format', 'csv', ...route, sessions], /--format must be jsonl or json/],
-      [['export', '--out', path.join(dir, 'o'), '--colour', ...route, sessions], /Unknown option '--colour'/],
+      [['export', '--out', path.join(dir, 'o'), '--colour', ...route, sessions], /unknown option '--colour'/],
       [['export', '--out', path.join(dir, 'o'), '--route-file', path.join(dir, 'missing.json'), sessions], /cannot read the route file/],
       [['export', '--out', demo, ...route, sessions], /cannot create the output directory/],
     ];

@@ -16,6 +16,7 @@ import { appendFile, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { generateSession } from '../../bench/generate.ts';
+import { describeMessageless, fileHead, messagesWithRole } from '../../lib/session/input-check.ts';
 import { sanitizeFile } from '../../lib/run.ts';
 import type { HygieneOptions } from '../../lib/options.ts';
 
@@ -121,7 +122,9 @@ export async function sanitizeOne(file: string, options: HygieneOptions, clockOf
   output.on('data', (chunk: Buffer) => chunks.push(chunk));
   const clock = Math.floor((await stat(clockOf)).mtimeMs);
   try {
-    await sanitizeFile({ path: file, output, options: { ...options, now: () => clock } });
+    const stats = await sanitizeFile({ path: file, output, options: { ...options, now: () => clock } });
+    // What the command says of an input without a message (exit 8 or 1), the export too.
+    if (messagesWithRole(stats) === 0) throw describeMessageless(file, await fileHead(file));
   } catch (error) {
     const e = error as { code?: string; line?: number };
     return { ok: false, code: e.code ?? 'error', line: e.line };

@@ -75,7 +75,7 @@ describe('transcript-hygiene check', () => {
   });
 
   test('a route without known provider rules: nothing to check, exit 0', async () => {
-    const result = await run(['check', '--provider', 'x', '--model-api', 'unknown-api', '--model-id', 'y'], lines({ role: 'toolResult', toolCallId: 'a', content: [] }));
+    const result = await run(['check', '--provider', 'x', '--model-api', 'unknown-api', '--model-id', 'y', '--provider-unknown-ok'], lines({ role: 'toolResult', toolCallId: 'a', content: [] }));
     assert.equal(result.code, EXIT.ok);
     assert.match(result.stdout, /no provider rules are known for this route/);
   });
@@ -103,14 +103,14 @@ describe('transcript-hygiene check', () => {
     assert.match(result.stderr, /invalid_replay_transcript/);
   });
 
-  test('usage errors exit 2; a missing file exits 3; bad input exits 1 naming the line', async () => {
+  test('usage errors exit 2; a missing file exits 3; bad input exits 11 naming the line', async () => {
     assert.equal((await run(['check', '--provider', 'anthropic'])).code, EXIT.usage);
     assert.equal((await run(['check', 'a', 'b', ...anthropic])).code, EXIT.usage);
     assert.equal((await run(['check', '--format', 'xml', ...anthropic])).code, EXIT.usage);
     assert.equal((await run(['check', '--bogus', ...anthropic])).code, EXIT.usage);
     assert.equal((await run(['check', path.join(dir, 'missing.jsonl'), ...anthropic])).code, EXIT.inputUnavailable);
     const bad = await run(['check', ...anthropic], '{"role":"user","content":"q"}\nnot json\n');
-    assert.equal(bad.code, EXIT.badInput);
+    assert.equal(bad.code, EXIT.checkBadInput);
     assert.match(bad.stderr, /<stdin>:2/);
   });
 

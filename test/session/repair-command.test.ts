@@ -38,7 +38,7 @@ describe('transcript-hygiene repair', () => {
     for (const argv of [['repair'], ['repair', '--lock-timeout', 'soon', 'f'], ['repair', '--bogus', 'f']]) {
       const result = await cli(argv);
       assert.equal(result.code, EXIT.usage, argv.join(' '));
-      assert.match(result.stderr, /Run 'transcript-hygiene repair --help' for usage\.\n$/);
+      assert.match(result.stderr, /; see 'transcript-hygiene repair --help'\n$/);
     }
   });
 
@@ -157,14 +157,14 @@ describe('transcript-hygiene sanitize with session files', () => {
     }
   });
 
-  test('a header and nothing else that parses: an empty replay copy', async () => {
+  test('a header and nothing else that parses: no message, exit 1 with one line (never an empty success)', async () => {
     const { dir, cleanup } = await tempDir();
     try {
       await writeFile(path.join(dir, 's.jsonl'), '{"type":"session","id":"x"}\n{"type":"message",\n');
       const result = await cli(['sanitize', path.join(dir, 's.jsonl'), ...route, '--stats']);
-      assert.equal(result.code, EXIT.ok, result.stderr);
+      assert.equal(result.code, EXIT.badInput, result.stderr);
       assert.equal(result.stdout, '');
-      assert.equal(JSON.parse(result.stderr).session.malformedLines, 1);
+      assert.match(result.stderr, /^transcript-hygiene: .*s\.jsonl: a session with no message \(its header only\)\n$/);
     } finally {
       await cleanup();
     }
