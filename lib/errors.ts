@@ -11,7 +11,8 @@ export type HygieneErrorCode =
   | 'repair_failed'
   | 'lock_timeout'
   | 'output_failed'
-  | 'invalid_replay_transcript';
+  | 'invalid_replay_transcript'
+  | 'broker_unreachable';
 
 export interface HygieneErrorDetails {
   /** The input's name (a path, or `<stdin>`), for errors tied to a place in the input. */
