@@ -236,6 +236,11 @@ describe('export --queue with worker processes on a real Redis', () => {
     // No worker yet: the jobs wait in the queue while the storage changes under them.
     const queue = queueNameFor(outDir);
     await until('three jobs waiting', async () => ((await client.llen(`th:${queue}:wait`)) === 3 ? true : undefined));
+    // Each job may be retried (transient errors only: job.test.ts), 4 attempts with exponential backoff.
+    const waiting = await client.lrange(`th:${queue}:wait`, 0, -1);
+    const opts = JSON.parse((await client.hget(`th:${queue}:${waiting[0]}`, 'opts'))!) as { attempts: number; backoff: unknown };
+    assert.equal(opts.attempts, 4);
+    assert.deepEqual(opts.backoff, { type: 'exponential', delay: 2000 });
     await rm(path.join(input, 'removed.jsonl'));
     await appendFile(path.join(input, 'changed.jsonl'), line);
     const { process: worker } = await readyWorker(redis.url, FAST);
