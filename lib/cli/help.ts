@@ -230,7 +230,8 @@ Options:
                      how often this worker looks for such jobs (default 5000)
   --grace MS         on SIGTERM/SIGINT, how long active jobs may go on before they are
                      handed back to the queue (default 4000, at most 8000)
-  -q, --quiet        only failures, hand-backs and broker trouble (no line per output)
+  -q, --quiet        no line per output: only failures, hand-backs, broker trouble, and
+                     the lines when the worker starts and stops
   -h, --help         this text
 
 A bad session (not JSON, empty, not a session) fails its job once; a transient error

@@ -48,7 +48,7 @@ export async function runWorker(args: string[], io: Io): Promise<number> {
       stalledIntervalMs: positiveIntegerFlag('stalled-interval', values['stalled-interval']),
       graceMs: graceFlag(values.grace),
       log: (line: string) => {
-        if (quiet && !/^worker: (FAILED|attempt|handed back)/.test(line) && !line.includes('broker')) return;
+        if (quiet && !/^worker: (FAILED|attempt|handed back|\S+ (ready|stopped)\b)/.test(line) && !line.includes('broker')) return;
         io.stderr.write(line + '\n');
       },
     };
