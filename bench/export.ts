@@ -17,16 +17,17 @@
  * With --queue: the same archive through `export --queue` on a redis-server started here (random
  * local port, no persistence) with 1 and 2 `worker` processes (--concurrency 1 each, so N workers
  * compare with --jobs N), after the local export with --jobs 1 and 2; the workers' CPU and peak
- * RSS are read from /proc and added to the coordinator's. Broker cost per job comes from the
- * server's INFO before and after each run: commands (round trips; a Lua script counts as one)
- * and network bytes, divided by the sessions exported.
+ * RSS are read from /proc and added to the coordinator's. Broker cost per job, divided by the
+ * sessions exported: round trips (the commands clients send, counted with MONITOR; a Lua script
+ * is one), the commands the broker executes (INFO commandstats, those inside scripts too), and
+ * network bytes (INFO stats).
  *
  * Options: --sessions N (500), --bytes N (2e9), --jobs 1,2, --seed N, --regenerate, --keep,
  * --no-floor, --queue, --workers 1,2, --json (print the results as JSON).
  *
  * Read MB/s against the floor's: these machines are shared and noisy.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -105,10 +106,12 @@ interface Row {
   exported: number;
   skipped: number;
   failed: number;
-  /** export --queue: broker commands (round trips) and network bytes per exported session. */
+  /** export --queue, per exported session: round trips (commands sent by the clients; a Lua script is one) ... */
+  roundTripsPerJob?: number;
+  /** ... the commands the broker executed (those inside scripts too), and network bytes. */
   commandsPerJob?: number;
   brokerBytesPerJob?: number;
-  /** export --queue: the commands behind commandsPerJob, most first. */
+  /** export --queue: the round trips behind roundTripsPerJob, most first. */
   topCommands?: string;
 }
 
@@ -164,12 +167,28 @@ async function queueOnce(redis: RedisServer, input: string, out: string, count: 
     }),
   );
   try {
+    // MONITOR prints every command a client sends ([db addr]) and every command a script runs ([db lua]).
+    const monitor = spawn('redis-cli', ['-p', String(redis.port), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const sent = new Map<string, number>();
+    let pending = '';
+    monitor.stdout.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop()!;
+      for (const text of lines) {
+        const match = /^\d+\.\d+ \[\d+ (?!lua\])\S+\] "([^"]+)"/.exec(text);
+        if (match !== null) sent.set(match[1]!.toLowerCase(), (sent.get(match[1]!.toLowerCase()) ?? 0) + 1);
+      }
+    });
+    await new Promise((resolve) => monitor.stdout.once('data', resolve));
     const before = await brokerCounters(redis);
     const cpuBefore = await Promise.all(workers.map(({ pid }) => procUsage(pid)));
     const report = await exportOnce(input, out, 0, ['--queue', redis.url]);
     const usage = await Promise.all(workers.map(({ pid }) => procUsage(pid)));
     const after = await brokerCounters(redis);
+    monitor.kill('SIGTERM');
     const jobs = Math.max(1, report.totals.exported);
+    const trips = [...sent].filter(([name]) => name !== 'info' && name !== 'monitor');
+    const roundTrips = trips.reduce((sum, [, calls]) => sum + calls, 0);
     const deltas = [...after.calls].map(([name, calls]) => [name, calls - (before.calls.get(name) ?? 0)] as const).filter(([name, calls]) => calls > 0 && name !== 'info');
     const commands = deltas.reduce((sum, [, calls]) => sum + calls, 0);
     const workerCpu = usage.reduce((sum, entry, i) => sum + entry.cpuSeconds - cpuBefore[i]!.cpuSeconds, 0);
@@ -180,9 +199,10 @@ async function queueOnce(redis: RedisServer, input: string, out: string, count: 
       cpuSeconds: Math.round(cpuSeconds * 10) / 10,
       mbPerCpuSecond: Math.round((report.totals.bytesIn / 1e6 / cpuSeconds) * 10) / 10,
       peakRssMb: Math.round(Math.max(report.resources.peakRssBytes, ...usage.map((entry) => entry.peakRssBytes)) / 1e6),
+      roundTripsPerJob: Math.round((roundTrips / jobs) * 10) / 10,
       commandsPerJob: Math.round((commands / jobs) * 10) / 10,
       brokerBytesPerJob: Math.round((after.bytes - before.bytes) / jobs),
-      topCommands: deltas
+      topCommands: trips
         .sort((a, b) => b[1] - a[1])
         .slice(0, 6)
         .map(([name, calls]) => `${name} ${(calls / jobs).toFixed(1)}`)
@@ -284,7 +304,7 @@ async function main(): Promise<void> {
     return;
   }
   const queued = rows.some((row) => row.commandsPerJob !== undefined);
-  const header = ['case', 'seconds', 'MB/s', 'peak RSS MB', 'CPU s', 'MB/CPU-s', 'exported', 'skipped', 'failed', ...(queued ? ['cmds/job', 'broker B/job'] : [])];
+  const header = ['case', 'seconds', 'MB/s', 'peak RSS MB', 'CPU s', 'MB/CPU-s', 'exported', 'skipped', 'failed', ...(queued ? ['trips/job', 'cmds/job', 'broker B/job'] : [])];
   const table = rows.map((row) => [
     row.case,
     row.seconds.toFixed(1),
@@ -295,14 +315,16 @@ async function main(): Promise<void> {
     String(row.exported),
     String(row.skipped),
     String(row.failed),
-    ...(queued ? [row.commandsPerJob === undefined ? '-' : row.commandsPerJob.toFixed(1), row.brokerBytesPerJob === undefined ? '-' : String(row.brokerBytesPerJob)] : []),
+    ...(queued
+      ? [row.roundTripsPerJob === undefined ? '-' : row.roundTripsPerJob.toFixed(1), row.commandsPerJob === undefined ? '-' : row.commandsPerJob.toFixed(1), row.brokerBytesPerJob === undefined ? '-' : String(row.brokerBytesPerJob)]
+      : []),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...table.map((cells) => cells[i]!.length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   const [load] = loadavg();
   process.stdout.write(`${dataset.files.length} sessions, ${(dataset.bytes / 1e9).toFixed(2)} GB, ${availableParallelism()} cores, load average ${load!.toFixed(1)} (MB/s: input bytes per second of the run)\n`);
   process.stdout.write([line(header), ...table.map(line)].join('\n') + '\n');
-  for (const row of rows) if (row.topCommands !== undefined) process.stdout.write(`${row.case}: commands per job: ${row.topCommands}\n`);
+  for (const row of rows) if (row.topCommands !== undefined) process.stdout.write(`${row.case}: round trips per job: ${row.topCommands}\n`);
 }
 
 await main();
