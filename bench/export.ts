@@ -14,12 +14,20 @@
  *   floor    reading, JSON.parse, JSON.stringify and writing every line of the same files with no
  *            rules, on one thread (bench/floor.ts), for scale
  *
+ * With --queue: the same archive through `export --queue` on a redis-server started here (random
+ * local port, no persistence) with 1 and 2 `worker` processes (--concurrency 1 each, so N workers
+ * compare with --jobs N), after the local export with --jobs 1 and 2; the workers' CPU and peak
+ * RSS are read from /proc and added to the coordinator's. Broker cost per job, divided by the
+ * sessions exported: round trips (the commands clients send, counted with MONITOR; a Lua script
+ * is one), the commands the broker executes (INFO commandstats, those inside scripts too), and
+ * network bytes (INFO stats).
+ *
  * Options: --sessions N (500), --bytes N (2e9), --jobs 1,2, --seed N, --regenerate, --keep,
- * --no-floor, --json (print the results as JSON).
+ * --no-floor, --queue, --workers 1,2, --json (print the results as JSON).
  *
  * Read MB/s against the floor's: these machines are shared and noisy.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -27,6 +35,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { generateSession } from './generate.ts';
+import { startRedis, type RedisServer } from '../test/queue/redis-server.ts';
+import { CommandProcess } from '../test/queue/processes.ts';
 import { runFloor } from './floor.ts';
 import type { ExportReport } from '../lib/export/report.ts';
 
@@ -96,11 +106,18 @@ interface Row {
   exported: number;
   skipped: number;
   failed: number;
+  /** export --queue, per exported session: round trips (commands sent by the clients; a Lua script is one) ... */
+  roundTripsPerJob?: number;
+  /** ... the commands the broker executed (those inside scripts too), and network bytes. */
+  commandsPerJob?: number;
+  brokerBytesPerJob?: number;
+  /** export --queue: the round trips behind roundTripsPerJob, most first. */
+  topCommands?: string;
 }
 
-async function exportOnce(input: string, out: string, jobs: number): Promise<ExportReport & { wallMs: number }> {
+async function exportOnce(input: string, out: string, jobs: number, extra: string[] = []): Promise<ExportReport & { wallMs: number }> {
   const started = performance.now();
-  await run(process.execPath, [bin, 'export', '--out', out, '--jobs', String(jobs), '--quiet', ...ROUTE, input], { maxBuffer: 1 << 24 });
+  await run(process.execPath, [bin, 'export', '--out', out, ...(jobs > 0 ? ['--jobs', String(jobs)] : []), '--quiet', ...extra, ...ROUTE, input], { maxBuffer: 1 << 24 });
   const wallMs = performance.now() - started;
   const report = JSON.parse(await readFile(path.join(out, 'export-report.json'), 'utf8')) as ExportReport;
   return { ...report, wallMs };
@@ -119,6 +136,82 @@ function rowOf(name: string, report: ExportReport & { wallMs: number }, bytes: n
     skipped: report.totals.skipped,
     failed: report.totals.failed,
   };
+}
+
+/** The broker's counters: calls per command (INFO commandstats) and network bytes (INFO stats). */
+async function brokerCounters(redis: RedisServer): Promise<{ calls: Map<string, number>; bytes: number }> {
+  const { stdout } = await run('redis-cli', ['-p', String(redis.port), 'INFO', 'all']);
+  const calls = new Map<string, number>();
+  for (const match of stdout.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1]!, Number(match[2]));
+  const bytes = Number(/^total_net_input_bytes:(\d+)/m.exec(stdout)?.[1] ?? 0) + Number(/^total_net_output_bytes:(\d+)/m.exec(stdout)?.[1] ?? 0);
+  return { calls, bytes };
+}
+
+/** CPU seconds (user + system) and peak RSS of a live process, from /proc. */
+async function procUsage(pid: number): Promise<{ cpuSeconds: number; peakRssBytes: number }> {
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // Fields 14 and 15 (utime, stime) in clock ticks, 100 a second on Linux.
+  const cpuSeconds = (Number(stat[11]) + Number(stat[12])) / 100;
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const peakRssBytes = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+  return { cpuSeconds, peakRssBytes };
+}
+
+/** `export --queue` with `count` worker processes of concurrency 1; the row and the broker's cost per job. */
+async function queueOnce(redis: RedisServer, input: string, out: string, count: number): Promise<Row> {
+  const workers = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const worker = new CommandProcess(['worker', '--queue', redis.url, '--concurrency', '1', '--quiet']);
+      const id = (await worker.waitFor(/^worker: (\S+) ready/m))[1]!;
+      return { worker, pid: Number(id.split(':').at(-1)) };
+    }),
+  );
+  try {
+    // MONITOR prints every command a client sends ([db addr]) and every command a script runs ([db lua]).
+    const monitor = spawn('redis-cli', ['-p', String(redis.port), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const sent = new Map<string, number>();
+    let pending = '';
+    monitor.stdout.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop()!;
+      for (const text of lines) {
+        const match = /^\d+\.\d+ \[\d+ (?!lua\])\S+\] "([^"]+)"/.exec(text);
+        if (match !== null) sent.set(match[1]!.toLowerCase(), (sent.get(match[1]!.toLowerCase()) ?? 0) + 1);
+      }
+    });
+    await new Promise((resolve) => monitor.stdout.once('data', resolve));
+    const before = await brokerCounters(redis);
+    const cpuBefore = await Promise.all(workers.map(({ pid }) => procUsage(pid)));
+    const report = await exportOnce(input, out, 0, ['--queue', redis.url]);
+    const usage = await Promise.all(workers.map(({ pid }) => procUsage(pid)));
+    const after = await brokerCounters(redis);
+    monitor.kill('SIGTERM');
+    const jobs = Math.max(1, report.totals.exported);
+    const trips = [...sent].filter(([name]) => name !== 'info' && name !== 'monitor');
+    const roundTrips = trips.reduce((sum, [, calls]) => sum + calls, 0);
+    const deltas = [...after.calls].map(([name, calls]) => [name, calls - (before.calls.get(name) ?? 0)] as const).filter(([name, calls]) => calls > 0 && name !== 'info');
+    const commands = deltas.reduce((sum, [, calls]) => sum + calls, 0);
+    const workerCpu = usage.reduce((sum, entry, i) => sum + entry.cpuSeconds - cpuBefore[i]!.cpuSeconds, 0);
+    const row = rowOf(`export --queue, ${count} worker${count === 1 ? '' : 's'}`, report, report.totals.bytesIn);
+    const cpuSeconds = (row.cpuSeconds ?? 0) + workerCpu;
+    return {
+      ...row,
+      cpuSeconds: Math.round(cpuSeconds * 10) / 10,
+      mbPerCpuSecond: Math.round((report.totals.bytesIn / 1e6 / cpuSeconds) * 10) / 10,
+      peakRssMb: Math.round(Math.max(report.resources.peakRssBytes, ...usage.map((entry) => entry.peakRssBytes)) / 1e6),
+      roundTripsPerJob: Math.round((roundTrips / jobs) * 10) / 10,
+      commandsPerJob: Math.round((commands / jobs) * 10) / 10,
+      brokerBytesPerJob: Math.round((after.bytes - before.bytes) / jobs),
+      topCommands: trips
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([name, calls]) => `${name} ${(calls / jobs).toFixed(1)}`)
+        .join(', '),
+    };
+  } finally {
+    for (const { worker } of workers) worker.kill('SIGTERM');
+    await Promise.all(workers.map(({ worker }) => worker.exited));
+  }
 }
 
 async function floorChild(listFile: string): Promise<void> {
@@ -141,6 +234,8 @@ async function main(): Promise<void> {
       regenerate: { type: 'boolean' },
       keep: { type: 'boolean' },
       'no-floor': { type: 'boolean' },
+      queue: { type: 'boolean' },
+      workers: { type: 'string' },
       json: { type: 'boolean' },
       'floor-child': { type: 'string' },
     },
@@ -170,6 +265,20 @@ async function main(): Promise<void> {
     }
     if (!values.keep) await rm(out, { recursive: true, force: true });
   }
+  if (values.queue) {
+    const redis = await startRedis();
+    try {
+      for (const count of (values.workers ?? '1,2').split(',').map(Number)) {
+        const out = path.join(base, `out-queue-${count}`);
+        await rm(out, { recursive: true, force: true });
+        process.stderr.write(`bench:export: --queue with ${count} worker process${count === 1 ? '' : 'es'} ...\n`);
+        rows.push(await queueOnce(redis, input, out, count));
+        if (!values.keep) await rm(out, { recursive: true, force: true });
+      }
+    } finally {
+      await redis.stop();
+    }
+  }
   if (!values['no-floor']) {
     process.stderr.write(`bench:export: floor (one thread) ...\n`);
     const listFile = path.join(base, 'files.json');
@@ -194,7 +303,8 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify({ sessions: dataset.files.length, bytes: dataset.bytes, rows }, null, 2) + '\n');
     return;
   }
-  const header = ['case', 'seconds', 'MB/s', 'peak RSS MB', 'CPU s', 'MB/CPU-s', 'exported', 'skipped', 'failed'];
+  const queued = rows.some((row) => row.commandsPerJob !== undefined);
+  const header = ['case', 'seconds', 'MB/s', 'peak RSS MB', 'CPU s', 'MB/CPU-s', 'exported', 'skipped', 'failed', ...(queued ? ['trips/job', 'cmds/job', 'broker B/job'] : [])];
   const table = rows.map((row) => [
     row.case,
     row.seconds.toFixed(1),
@@ -205,12 +315,16 @@ async function main(): Promise<void> {
     String(row.exported),
     String(row.skipped),
     String(row.failed),
+    ...(queued
+      ? [row.roundTripsPerJob === undefined ? '-' : row.roundTripsPerJob.toFixed(1), row.commandsPerJob === undefined ? '-' : row.commandsPerJob.toFixed(1), row.brokerBytesPerJob === undefined ? '-' : String(row.brokerBytesPerJob)]
+      : []),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...table.map((cells) => cells[i]!.length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   const [load] = loadavg();
   process.stdout.write(`${dataset.files.length} sessions, ${(dataset.bytes / 1e9).toFixed(2)} GB, ${availableParallelism()} cores, load average ${load!.toFixed(1)} (MB/s: input bytes per second of the run)\n`);
   process.stdout.write([line(header), ...table.map(line)].join('\n') + '\n');
+  for (const row of rows) if (row.topCommands !== undefined) process.stdout.write(`${row.case}: round trips per job: ${row.topCommands}\n`);
 }
 
 await main();

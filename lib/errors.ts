@@ -12,7 +12,8 @@ export type HygieneErrorCode =
   | 'lock_timeout'
   | 'output_failed'
   | 'output_is_directory'
-  | 'invalid_replay_transcript';
+  | 'invalid_replay_transcript'
+  | 'broker_unreachable';
 
 export interface HygieneErrorDetails {
   /** The input's name (a path, or `<stdin>`), for errors tied to a place in the input. */

@@ -1,5 +1,5 @@
 /** `transcript-hygiene export`: many sessions into a mirrored tree, in parallel. */
-import { runExportCommand } from '../export/command.ts';
+import { isHygieneError } from '../errors.ts';
 import { EXPORT_EXIT } from '../export/report.ts';
 import type { ExportFormat, ExportRoute } from '../export/routes.ts';
 import { ROUTE_OPTIONS, UsageError, parse, positiveIntegerFlag, routeOf, usageLine, type Io } from './args.ts';
@@ -21,6 +21,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
       'job-memory': { type: 'string' },
       'image-max-dimension': { type: 'string' },
       'image-max-bytes': { type: 'string' },
+      queue: { type: 'string' },
     });
     if (values.help) {
       io.stdout.write(EXPORT_HELP);
@@ -30,8 +31,23 @@ export async function runExport(args: string[], io: Io): Promise<number> {
     if (positionals.length === 0) throw new UsageError('no input: give session files, directories, or - to read a list of paths from stdin');
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be jsonl or json, got ${values.format}`);
+    if (values.queue !== undefined && (values.jobs !== undefined || values['job-memory'] !== undefined)) {
+      throw new UsageError(`${values.jobs !== undefined ? '--jobs' : '--job-memory'} is the workers' with --queue: give 'transcript-hygiene worker' --concurrency and --job-memory`);
+    }
     const flagRoute = values.provider !== undefined || values['model-api'] !== undefined || values['model-id'] !== undefined;
     const routes = flagRoute || values['route-file'] === undefined ? [routeOf(values) as ExportRoute] : [];
+    if (values.queue !== undefined) {
+      // The broker first, before the pipeline is loaded: one that cannot be reached is one line at once.
+      const { parseBrokerUrl, probeBroker } = await import('../export/queue/broker.ts');
+      try {
+        await probeBroker(parseBrokerUrl(values.queue));
+      } catch (error) {
+        if (!isHygieneError(error)) throw error;
+        io.stderr.write(`transcript-hygiene: ${error.message}\n`);
+        return EXPORT_EXIT.usage;
+      }
+    }
+    const { runExportCommand } = await import('../export/command.ts');
     return await runExportCommand(
       {
         inputs: positionals,
@@ -51,6 +67,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
         force: values.force ?? false,
         repair: values.repair ?? false,
         quiet: values.quiet ?? false,
+        ...(values.queue === undefined ? {} : { queue: values.queue }),
       },
       io,
     );

@@ -9,6 +9,7 @@ Usage:
   transcript-hygiene policy --provider P --model-api A --model-id M [--reasoning] [--json]
   transcript-hygiene check [FILE] --provider P --model-api A --model-id M [--after-hygiene] [--json]
   transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
+  transcript-hygiene worker --queue redis://HOST:PORT[/DB] [--concurrency N]
   transcript-hygiene repair FILE... [--json]
   transcript-hygiene help [COMMAND]
 
@@ -19,7 +20,9 @@ Commands:
   check      report where a transcript breaks the route's provider rules (exit 1 if it
              does), as given or, with --after-hygiene, after the pipeline
   export     sanitize many sessions (files, directories, a list on stdin) into a
-             mirrored tree, in parallel, resumable, with a report of the failures
+             mirrored tree, in parallel, resumable, with a report of the failures;
+             with --queue, on the workers of a Redis broker (several machines)
+  worker     make the outputs of 'export --queue' runs on this machine (BullMQ)
   repair     repair OpenClaw session files in place (torn lines, bad entries, empty
              error turns, blank user turns, corrupted images, missing tool results)
 
@@ -138,6 +141,7 @@ Examples:
 
 export const EXPORT_HELP = `Usage: transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
        transcript-hygiene export --out DIR --route-file ROUTES.json [options] INPUT...
+       transcript-hygiene export --queue redis://HOST:PORT[/DB] --out DIR <route> INPUT...
 
 Sanitizes many sessions into DIR, in parallel worker threads. INPUT is a session file,
 a directory (searched recursively for *.jsonl), or '-' to read a list of paths from
@@ -170,14 +174,31 @@ Options:
   --image-max-dimension N, --image-max-bytes N
                      as for sanitize, every route
   -q, --quiet        no progress lines (the summary is still printed if something failed)
+  --queue URL        run the outputs as jobs on the Redis broker at URL,
+                     redis://HOST:PORT[/DB], where 'transcript-hygiene worker' processes
+                     on any number of machines make them (see below; not with --jobs
+                     or --job-memory, which are then the workers' own)
   -h, --help         this text
+
+With --queue, the export enqueues one job per output (BullMQ; the job id is derived from
+the session's path, size and mtime and the options, so enqueuing twice does no work
+twice), follows the jobs of every worker in its progress, and writes the same report.
+Outputs that are current are skipped as without --queue. A bad session fails once and
+is not retried; a transient error (EIO, EAGAIN, a lost broker) is retried up to 4
+times with backoff; a worker killed mid-job has its job taken over by another.
+INPUT and DIR must be paths that every worker sees, at the same path (a shared
+filesystem): a worker that does not see them fails the job and says so. The queue's
+keys are removed once the report is written. A broker that cannot be reached fails
+the export at once (one line, exit 1). Start Redis with 'apt-get install redis-server'
+or 'docker run -p 6379:6379 redis:7'.
 
 Progress goes to stderr: on a terminal one status line (outputs done/total, failures,
 bytes, MB/s, ETA), otherwise one line per output.
 
 Exit codes (export's own): 0 every session exported or already current; 2 some sessions
 failed (listed in the report), the rest were exported; 1 usage error, or the export
-could not start (DIR not writable, or in use by another export); 130 interrupted by
+could not start (DIR not writable, or in use by another export, or the --queue broker
+cannot be reached); 130 interrupted by
 SIGINT (143: SIGTERM), run it again to resume; 70 internal error.
 
 Examples:
@@ -185,6 +206,62 @@ Examples:
     --model-api anthropic-messages --model-id claude-sonnet-4-5 sessions/
   find sessions -name '*.jsonl' -mtime -7 -print0 | \\
     transcript-hygiene export --out week/ --route-file routes.json --jobs 4 -
+  transcript-hygiene export --queue redis://10.0.0.5:6379 --out /shared/replay \\
+    --route-file routes.json /shared/sessions
+`;
+
+export const WORKER_HELP = `Usage: transcript-hygiene worker --queue redis://HOST:PORT[/DB] [--concurrency N] [options]
+
+Makes the outputs of 'transcript-hygiene export --queue' runs: a BullMQ worker on the
+Redis broker at --queue that takes the exports' jobs (one session each), sanitizes each
+on a worker thread of its own exactly as the local export does (a temporary file renamed
+into place when complete), and hands the result to the export. Start one on every machine
+that should help, before or after the export; each serves every export on that broker
+until it is stopped.
+
+The sessions (the export's INPUT) and the output directory (its --out DIR) must be on
+storage every worker sees, at the same paths (NFS or another shared mount): a worker that
+does not see a session, sees another file under its path, or does not see DIR fails that
+job and says so in the export's report.
+
+Options:
+  --queue URL        the broker: redis://HOST:PORT[/DB] (rediss:// for TLS, a password
+                     as redis://:PASSWORD@HOST:PORT)
+  -c, --concurrency N
+                     jobs at once, each on its own thread (default: the number of cores)
+  --job-memory MB    heap limit of each job, in MiB (default 2048); a session that needs
+                     more fails as out_of_memory
+  --lock-duration MS how long a job's lease lasts unless this worker renews it (default
+                     10000): the jobs of a worker that dies (kill -9, a lost machine) are
+                     taken over by the other workers after about this long plus
+                     --stalled-interval
+  --stalled-interval MS
+                     how often this worker looks for such jobs (default 5000)
+  --grace MS         on SIGTERM/SIGINT, how long active jobs may go on before they are
+                     handed back to the queue (default 4000, at most 8000)
+  -q, --quiet        no line per output: only failures, hand-backs, broker trouble, and
+                     the lines when the worker starts and stops
+  -h, --help         this text
+
+A bad session (not JSON, empty, not a session) fails its job once; a transient error
+(EIO, EAGAIN, a job thread that died) is retried, 4 attempts in all, after 2, 4 and 8 s.
+A lost broker is waited for: the worker reconnects and goes on.
+
+Stopping: SIGTERM or SIGINT (Ctrl-C). No new job is taken; active jobs get 4 s (--grace)
+to finish, then are handed back to the queue for another worker; the worker exits 0 within
+10 s.
+
+Exit codes: 0 stopped by SIGTERM or SIGINT; 1 usage error, or the broker cannot be
+reached at the start (one line); 70 internal error.
+
+Example, two machines; Redis on the first (apt-get install redis-server, or
+docker run -d -p 6379:6379 redis:7), the archive and the output on an NFS mount at
+/shared on both:
+  a$ transcript-hygiene worker --queue redis://a.lan:6379 &
+  b$ transcript-hygiene worker --queue redis://a.lan:6379 &
+  a$ transcript-hygiene export --queue redis://a.lan:6379 --out /shared/replay \\
+       --provider anthropic --model-api anthropic-messages --model-id claude-sonnet-4-5 \\
+       /shared/sessions
 `;
 
 export const REPAIR_HELP = `Usage: transcript-hygiene repair FILE... [options]

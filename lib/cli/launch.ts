@@ -51,6 +51,15 @@ export function inputIsSmall(args: readonly string[]): boolean {
 }
 
 /**
+ * Whether the command's work runs in other processes: `export --queue` only enqueues and follows
+ * the jobs that `worker` processes run (those re-execute like any long command), so it runs in
+ * place and a broker that cannot be reached is reported one node start sooner.
+ */
+export function workIsElsewhere(args: readonly string[]): boolean {
+  return args[0] === 'export' && args.some((arg) => arg === '--queue' || arg.startsWith('--queue='));
+}
+
+/**
  * Runs the command. `binPath` is the script to start again in the child (the package's bin).
  * `loadMain` loads the command itself, only when it runs here.
  */
@@ -58,7 +67,7 @@ export async function launch(args: string[], binPath: string, loadMain: () => Pr
   let settings;
   try {
     // A heap limit the user asks for is honoured whatever the input.
-    const inPlace = !process.env[HEAP_LIMIT_ENV] && inputIsSmall(args);
+    const inPlace = !process.env[HEAP_LIMIT_ENV] && (inputIsSmall(args) || workIsElsewhere(args));
     settings = inPlace ? undefined : tunedProcessSettings(args, process.env, process.execArgv);
   } catch (error) {
     process.stderr.write(`transcript-hygiene: ${(error as Error).message}\n`);

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Runner> }> = 
   policy: { help: help.POLICY_HELP, load: async () => (await import('./policy.ts')).runPolicy },
   check: { help: help.CHECK_HELP, load: async () => (await import('./check.ts')).runCheck },
   export: { help: help.EXPORT_HELP, load: async () => (await import('./export.ts')).runExport },
+  worker: { help: help.WORKER_HELP, load: async () => (await import('./worker.ts')).runWorker },
   repair: { help: help.REPAIR_HELP, load: async () => (await import('../session/repair-command.ts')).runRepairCommand },
 };
 

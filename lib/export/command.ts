@@ -28,6 +28,8 @@ export interface ExportCommandParams {
   force: boolean;
   repair: boolean;
   quiet: boolean;
+  /** redis://HOST:PORT[/DB]: the outputs run as jobs on that broker's workers (queue/). */
+  queue?: string;
 }
 
 export interface ExportCommandIo {
@@ -84,6 +86,7 @@ export async function runExportCommand(params: ExportCommandParams, io: ExportCo
       jobMemoryMb: params.jobMemoryMb,
       force: params.force,
       repair: params.repair,
+      ...(params.queue === undefined ? {} : { queue: params.queue }),
       stdin: io.stdin,
       signal: controller.signal,
       onProgress: progress.handle,

@@ -49,6 +49,8 @@ export interface TaskFailure {
   code: string;
   reason: string;
   line?: number;
+  /** The system error's code (EIO, EAGAIN, ...) behind it, if any: the queue retries the transient ones. */
+  errno?: string;
 }
 
 /** What the repair changed in the copy (RepairReport without the backup's path). */
@@ -58,7 +60,18 @@ export type ExportTaskResult =
   | { id: number; ok: true; stats: HygieneStats; bytesOut: number; repaired: boolean; repair?: RepairCounts; ms: number }
   | { id: number; ok: false; failure: TaskFailure; ms: number };
 
-class OutputError extends Error {}
+class OutputError extends Error {
+  readonly errno: string | undefined;
+  constructor(message: string, cause: unknown) {
+    super(message);
+    this.errno = errnoOf(cause);
+  }
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
 
 /** Strips `<source>:<line>: ` or `<source>: ` from a message: the report has file and line fields. */
 function reasonOf(message: string, sources: readonly string[]): string {
@@ -72,15 +85,16 @@ function reasonOf(message: string, sources: readonly string[]): string {
 }
 
 export function failureOf(error: unknown, sources: readonly string[]): TaskFailure {
-  if (error instanceof OutputError) return { code: 'output_failed', reason: error.message };
+  if (error instanceof OutputError) return { code: 'output_failed', reason: error.message, ...(error.errno === undefined ? {} : { errno: error.errno }) };
   if (isHygieneError(error)) {
-    return { code: error.code, reason: reasonOf(error.message, sources), ...(error.line === undefined ? {} : { line: error.line }) };
+    const errno = errnoOf(error.cause);
+    return { code: error.code, reason: reasonOf(error.message, sources), ...(error.line === undefined ? {} : { line: error.line }), ...(errno === undefined ? {} : { errno }) };
   }
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (errno === 'ENOENT' || errno === 'ENOTDIR') return { code: 'input_not_found', reason: 'no such file or directory' };
   if (errno === 'EACCES' || errno === 'EPERM') return { code: 'input_unreadable', reason: 'permission denied' };
   if (errno === 'EISDIR') return { code: 'input_is_directory', reason: 'a directory, not a session file' };
-  if (typeof errno === 'string' && errno.startsWith('E')) return { code: 'input_unreadable', reason: reasonOf((error as Error).message, sources) };
+  if (typeof errno === 'string' && errno.startsWith('E')) return { code: 'input_unreadable', reason: reasonOf((error as Error).message, sources), errno };
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'internal_error', reason: message };
 }
@@ -91,7 +105,7 @@ async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: H
   try {
     atomic = await openAtomic(task.output, { temporary: task.temp });
   } catch (error) {
-    throw new OutputError(`cannot write ${task.output} (${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message})`);
+    throw new OutputError(`cannot write ${task.output} (${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message})`, (error as Error).cause ?? error);
   }
   const file = atomic.stream();
   let outputError: Error | undefined;
@@ -124,8 +138,8 @@ async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: H
     if (output !== file) output.destroy();
     await atomic.abort();
     await done.catch(() => undefined);
-    if (outputError !== undefined) throw new OutputError(`cannot write ${task.output} (${outputError.message})`);
-    if (isHygieneError(error) && error.code === 'output_failed') throw new OutputError(`cannot write ${task.output} (${(error.cause as Error | undefined)?.message ?? error.message})`);
+    if (outputError !== undefined) throw new OutputError(`cannot write ${task.output} (${outputError.message})`, outputError);
+    if (isHygieneError(error) && error.code === 'output_failed') throw new OutputError(`cannot write ${task.output} (${(error.cause as Error | undefined)?.message ?? error.message})`, error.cause ?? error);
     throw error;
   }
 }
@@ -144,7 +158,7 @@ export async function exportFile(task: ExportTask): Promise<ExportTaskResult> {
     try {
       await ensureDirectory(path.dirname(task.output));
     } catch (error) {
-      throw new OutputError(`cannot create ${path.dirname(task.output)} (${(error as Error).message})`);
+      throw new OutputError(`cannot create ${path.dirname(task.output)} (${(error as Error).message})`, error);
     }
     if (task.repair) repair = await repairCopy(task);
     let result: { stats: HygieneStats; bytesOut: number; file: AtomicFile };
@@ -157,7 +171,7 @@ export async function exportFile(task: ExportTask): Promise<ExportTaskResult> {
       throw Object.assign(error as object, { failure: { ...failure, reason: `${failure.reason} (repair: ${repair.reason})` } });
     }
     await result.file.replace().catch((error: Error) => {
-      throw new OutputError(`cannot rename into ${task.output} (${(error.cause as Error | undefined)?.message ?? error.message})`);
+      throw new OutputError(`cannot rename into ${task.output} (${(error.cause as Error | undefined)?.message ?? error.message})`, error.cause ?? error);
     });
     const { backupPath: _backup, repaired: _repaired, reason: _reason, ...counts } = repair ?? { repaired: false };
     return {

@@ -16,13 +16,13 @@ import path from 'node:path';
 import { HygieneError } from '../errors.ts';
 import type { ByteSource } from '../jsonl.ts';
 import { discoverSessions, type SessionSource } from './discover.ts';
-import type { ExportTask, ExportTaskResult } from './export-file.ts';
+import type { ExportTaskResult } from './export-file.ts';
 import { LOCK_NAME, MANIFEST_NAME, Manifest, TEMP_MARK, acquireExportLock, writeFileAtomic } from './manifest.ts';
-import { WorkerLane } from './pool.ts';
 import { renderExportReportHtml } from './report-html.ts';
 import { SessionsAggregator } from './report-sessions.ts';
 import { REPORT_HTML_NAME, REPORT_NAME, addRuleCounters, compareFailures, type ExportEvent, type ExportFailure, type ExportReport } from './report.ts';
 import { planRoutes, toolId, type ExportFormat, type ExportRoute, type PlannedRoute } from './routes.ts';
+import { localRunner, type ExportRunner, type ExportWork } from './runner.ts';
 
 /**
  * A job's heap limit. A guard against one pathological session (a line of hundreds of MB), not a
@@ -54,14 +54,15 @@ export interface ExportOptions {
   onProgress?: (event: ExportEvent) => void;
   /** Least time between two manifest writes, in ms (default 500; 0 writes after every output). */
   manifestIntervalMs?: number;
+  /**
+   * A Redis URL (`redis://HOST:PORT[/DB]`): run the outputs as BullMQ jobs on the workers of that
+   * broker (`transcript-hygiene worker`) instead of this process's threads; `jobs` and
+   * `jobMemoryMb` are then the workers' own. Inputs and outDir must be paths every worker sees.
+   */
+  queue?: string;
 }
 
-interface Work {
-  task: ExportTask;
-  source: SessionSource;
-  route: PlannedRoute;
-  key: string;
-}
+type Work = ExportWork;
 
 function invalid(message: string): HygieneError {
   return new HygieneError('invalid_option', message);
@@ -83,7 +84,7 @@ export function outputRelOf(rel: string, format: ExportFormat): string {
 const toKey = (rel: string): string => rel.split(path.sep).join('/');
 
 /** Removes temporary files a killed run left in DIR (only ours: dot-names carrying TEMP_MARK). */
-async function removeTemporaries(directory: string): Promise<void> {
+export async function removeTemporaries(directory: string): Promise<void> {
   const stack = [directory];
   while (stack.length > 0) {
     const current = stack.pop()!;
@@ -133,7 +134,13 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     throw new HygieneError('output_failed', `${options.outDir}: cannot create the output directory (${(error as Error).message})`, { cause: error });
   }
   const release = await acquireExportLock(outDir);
+  let closeRunner: (() => Promise<void>) | undefined;
   try {
+    const runner: ExportRunner =
+      options.queue === undefined
+        ? localRunner({ jobs: jobsWanted, memoryMb })
+        : await (await import('./queue/coordinator.ts')).openQueueRunner({ url: options.queue, outDir, force });
+    closeRunner = () => runner.close();
     const warnings: string[] = [];
     const opened = await Manifest.open(outDir, { intervalMs });
     const manifest = opened.manifest;
@@ -185,7 +192,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     // Largest first: the long ones start early, so the last minutes are not one job alone.
     pending.sort((a, b) => b.source.size - a.source.size || (a.key < b.key ? -1 : 1));
 
-    const jobs = Math.max(1, Math.min(jobsWanted, pending.length));
+    const jobs = await runner.jobs(pending.length);
     // libuv's threadpool is shared by every job's file reads and image work: keep one thread for reads.
     const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
     const imageConcurrency = Math.max(1, Math.floor((pool - 1) / jobs));
@@ -288,32 +295,8 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       emit({ type: 'output', status: 'failed', file: failure.file, ...route, output: item.key, bytesIn: item.source.size, bytesOut: 0, ms: result.ms, repaired: false, failure });
     };
 
-    // Run: each lane takes the next output until none is left or the signal aborts.
-    const lanes = work.length === 0 ? [] : Array.from({ length: jobs }, () => new WorkerLane({ memoryMb }));
-    let next = 0;
-    let settled = 0;
-    let aborted = false;
-    const abort = (): void => {
-      aborted = true;
-      for (const lane of lanes) void lane.close();
-    };
-    options.signal?.addEventListener('abort', abort, { once: true });
-    if (options.signal?.aborted) abort();
-    try {
-      await Promise.all(
-        lanes.map(async (lane) => {
-          while (!aborted && next < work.length) {
-            const item = work[next++]!;
-            const result = await lane.run(item.task);
-            await settle(item, result);
-            if (result.ok || result.failure.code !== 'interrupted') settled++;
-          }
-        }),
-      );
-    } finally {
-      options.signal?.removeEventListener('abort', abort);
-      await Promise.all(lanes.map((lane) => lane.close()));
-    }
+    // Run: on this machine's worker threads, or as jobs on a queue (runner.ts).
+    const { interrupted } = await runner.run(work, jobs, settle, options.signal);
 
     try {
       await manifest.flush();
@@ -344,7 +327,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
         thinking: route.options.thinking ?? false,
         optionsHash: route.hash,
       })),
-      interrupted: aborted && settled < work.length,
+      interrupted,
       totals: {
         sessions: discovery.sources.length,
         outputs: discovery.sources.length * routes.length,
@@ -362,8 +345,9 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       failures,
       repaired: repairedList,
       rules,
-      warnings,
+      warnings: [...warnings, ...runner.warnings()],
       ...perSession.section(),
+      ...(runner.queueReport === undefined ? {} : { queue: runner.queueReport() }),
     };
     // The page is rendered from the JSON text just written, so it shows exactly what the JSON says.
     const json = JSON.stringify(report, null, 2) + '\n';
@@ -380,6 +364,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     emit({ type: 'end', report });
     return report;
   } finally {
+    await closeRunner?.();
     await release();
   }
 }

@@ -67,6 +67,25 @@ export interface ExportReport extends SessionsSection {
   /** Counters per rule, summed over the outputs written by this run. */
   rules: Record<string, Record<string, number>>;
   warnings: string[];
+  /** Only for `export --queue`: the broker, the queue and the workers that did the outputs. */
+  queue?: QueueReport;
+}
+
+/** The `queue` section of a report of `export --queue` (lib/export/queue/). */
+export interface QueueReport {
+  /** The broker's URL, without its password. */
+  broker: string;
+  /** The BullMQ queue (its keys start with `<prefix>:<name>:`); removed once the report is written. */
+  name: string;
+  prefix: string;
+  /** Jobs enqueued by this run (outputs not current); the others were skipped or failed before. */
+  enqueued: number;
+  /** Of those, jobs a previous run of this export had already finished on the queue (same job id). */
+  alreadyFinished: number;
+  /** Each worker (host:pid) that finished outputs of this run, with how many. */
+  workers: Array<{ worker: string; exported: number; failed: number }>;
+  /** Jobs that needed more than one attempt (a transient error retried, or a worker lost mid-job). */
+  retried: number;
 }
 
 /** Exit codes of `transcript-hygiene export` (its usage code differs from the other commands'). */

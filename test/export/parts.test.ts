@@ -250,7 +250,8 @@ describe('exportFile (what a worker runs), in process', () => {
     const errno = (code: string): Error => Object.assign(new Error(`${code}: boom`), { code });
     assert.equal(failureOf(errno('EACCES'), []).code, 'input_unreadable');
     assert.equal(failureOf(errno('EISDIR'), []).code, 'input_is_directory');
-    assert.deepEqual(failureOf(errno('EIO'), []), { code: 'input_unreadable', reason: 'EIO: boom' });
+    // The system error's code travels too: the queue retries the transient ones (queue/job.ts isTransient).
+    assert.deepEqual(failureOf(errno('EIO'), []), { code: 'input_unreadable', reason: 'EIO: boom', errno: 'EIO' });
     assert.deepEqual(failureOf(new TypeError('bug'), []), { code: 'internal_error', reason: 'bug' });
     assert.deepEqual(failureOf(new HygieneError('input_empty', '/x/s.jsonl: empty file'), ['/x/s.jsonl']), { code: 'input_empty', reason: 'empty file' });
   });
