@@ -7,12 +7,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { exportSessions, type ExportReport } from '../../lib/index.ts';
 import { LOCK_NAME, MANIFEST_NAME } from '../../lib/export/manifest.ts';
-import { REPORT_NAME } from '../../lib/export/report.ts';
+import { REPORT_HTML_NAME, REPORT_NAME } from '../../lib/export/report.ts';
 import { queueNameFor } from '../../lib/export/queue/job.ts';
 import { ANTHROPIC, buildCorpus, type Corpus } from '../export/corpus.ts';
 import { runCli } from '../helpers/run-cli.ts';
@@ -20,7 +21,7 @@ import { CommandProcess, readyWorker, startWorker } from './processes.ts';
 import { freePort, startRedis, type RedisServer } from './redis-server.ts';
 
 const ROUTE = ['--provider', ANTHROPIC.provider, '--model-api', ANTHROPIC.modelApi, '--model-id', ANTHROPIC.modelId];
-const BOOKKEEPING = new Set([REPORT_NAME, MANIFEST_NAME, LOCK_NAME]);
+const BOOKKEEPING = new Set([REPORT_NAME, REPORT_HTML_NAME, MANIFEST_NAME, LOCK_NAME]);
 /** Short leases, so a killed worker's job comes back within seconds. */
 const FAST = ['--concurrency', '2', '--lock-duration', '2500', '--stalled-interval', '1000'];
 
@@ -53,6 +54,13 @@ async function readReport(out: string): Promise<ExportReport> {
 
 /** The failures as the report lists them, for comparing two reports. */
 const failuresOf = (report: ExportReport): string[] => report.failures.map((failure) => JSON.stringify([failure.file, failure.line ?? null, failure.code, failure.reason]));
+
+/** Unreadable and zero-byte sessions fail while the export plans, before any job exists. */
+function failingBeforeStart(): string[] {
+  return [...corpus.unreadable, ...corpus.empty.filter((rel) => statSync(path.join(corpus.dir, rel)).size === 0)];
+}
+
+const beforeStartCount = (): number => failingBeforeStart().length;
 
 /** Keys of ours (th:...) left in the broker. */
 async function ourKeys(): Promise<string[]> {
@@ -132,7 +140,7 @@ describe('export --queue with worker processes on a real Redis', () => {
 
     const report = await readReport(out());
     assert.deepEqual(failuresOf(report), failuresOf(local.report), 'the same failures, with file, line and reason, as the local export');
-    const bad = [...corpus.corrupt.map((entry) => entry.rel), ...corpus.unreadable].map((rel) => path.join(corpus.dir, rel));
+    const bad = [...corpus.corrupt.map((entry) => entry.rel), ...corpus.unreadable, ...corpus.empty].map((rel) => path.join(corpus.dir, rel));
     for (const file of bad) assert.ok(report.failures.some((failure) => failure.file === file), `${file} is listed`);
     for (const { rel, line } of corpus.corrupt) assert.equal(report.failures.find((failure) => failure.file === path.join(corpus.dir, rel))?.line, line, `${rel}: its line`);
     assert.equal(report.totals.exported, local.report.totals.exported);
@@ -143,17 +151,18 @@ describe('export --queue with worker processes on a real Redis', () => {
     if (midJob) assert.ok(report.queue!.retried >= 1, `the job killed mid-way was started again: ${JSON.stringify(report.queue)}`);
     const finishers = new Set(report.queue!.workers.map((entry) => entry.worker));
     assert.ok(finishers.has(b.id), 'worker B finished outputs');
-    assert.equal(report.queue!.enqueued, local.report.totals.outputs - corpus.unreadable.length);
+    const beforeStart = failingBeforeStart();
+    assert.equal(report.queue!.enqueued, local.report.totals.outputs - beforeStart.length);
 
     // A bad session fails once: one FAILED line among all workers, no retry.
     const logs = [a.process.stderr, b.process.stderr, c.process.stderr];
     const failed = failedLines(logs);
-    for (const failure of report.failures.filter((entry) => !corpus.unreadable.some((rel) => entry.file === path.join(corpus.dir, rel)))) {
+    for (const failure of report.failures.filter((entry) => !beforeStart.some((rel) => entry.file === path.join(corpus.dir, rel)))) {
       assert.equal(failed.get(failure.file), 1, `${failure.file} failed once on the workers`);
     }
     assert.doesNotMatch(logs.join(''), /^worker: attempt /m, 'nothing was retried');
     // Progress lines as the local export prints them, one per output.
-    assert.match(coordinator.stderr, /^export: 40 sessions: 38 to export \(.*\), 0 already current, 2 failed before starting, \d+ jobs?$/m);
+    assert.match(coordinator.stderr, new RegExp(`^export: 40 sessions: ${40 - beforeStart.length} to export \\(.*\\), 0 already current, ${beforeStart.length} failed before starting, \\d+ jobs?$`, 'm'));
     assert.equal(coordinator.stderr.match(/^export: \[\d+\/40\] /gm)?.length, 40);
 
     assert.deepEqual(await ourKeys(), [], 'the queue and the export\'s registration are gone');
@@ -176,21 +185,23 @@ describe('export --queue with worker processes on a real Redis', () => {
     const second = path.join(work, 'queued-twice');
     const logStart = workers.map((worker) => worker.stderr.length);
     const first = exportQueue(second);
-    await first.waitFor(/^export: \[3\/40\] /m);
+    // Past the sessions that fail while planning: at least one job has finished.
+    await first.waitFor(new RegExp(`^export: \\[${beforeStartCount() + 1}\\/40\\] `, 'm'));
     first.kill('SIGKILL');
     await first.exited;
     const queue = queueNameFor(second);
+    const enqueued = 40 - beforeStartCount();
     // The workers go on with the jobs nobody follows any more.
     await until('every enqueued job finished', async () => {
       const counts = await Promise.all([client.zcard(`th:${queue}:completed`), client.zcard(`th:${queue}:failed`)]);
-      return counts[0] + counts[1] === 38 ? true : undefined;
+      return counts[0] + counts[1] === enqueued ? true : undefined;
     });
     const again = exportQueue(second);
     const exit = await again.exited;
     assert.equal(exit.code, 2, again.stderr);
     const report = await readReport(second);
     // What the first coordinator had put in its manifest before it died is skipped; the rest is read back from the queue.
-    assert.equal(report.queue!.alreadyFinished + report.totals.skipped, 38);
+    assert.equal(report.queue!.alreadyFinished + report.totals.skipped, enqueued);
     assert.equal(report.totals.exported + report.totals.skipped, local.report.totals.exported);
     assert.deepEqual(failuresOf(report), failuresOf(local.report));
     assertSameTree(await readTree(second), local.tree);
