@@ -45,7 +45,7 @@ import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users
 import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
 import { dropRoleLessMessagesRule } from '../transforms/drop-role-less-messages.ts';
 import { replaceUnreadableUserContentRule } from '../transforms/replace-unreadable-user-content.ts';
-import { alignToolResultIdsEnabled, alignToolResultIdsRule } from '../transforms/align-tool-result-ids.ts';
+import { alignToolResultIdsRule } from '../transforms/align-tool-result-ids.ts';
 import { dropMergedBlankUserTextEnabled, dropMergedBlankUserTextRule } from '../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurnsEnabled, bridgeBedrockUserTurnsRule } from '../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
@@ -66,7 +66,7 @@ const always = (): boolean => true;
 export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
   { rule: dropRoleLessMessagesRule, step: 'ours', when: always },
-  { rule: alignToolResultIdsRule, step: 'ours', when: alignToolResultIdsEnabled },
+  { rule: alignToolResultIdsRule, step: 'ours', when: always },
   { rule: replaceUnreadableUserContentRule, step: 'ours', when: always },
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
   { rule: dropBlankUserTextRule, step: '4', when: always },

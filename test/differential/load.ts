@@ -9,7 +9,7 @@ import type { RecordedCase } from './cases.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { isRoleLess } from '../../transforms/drop-role-less-messages.ts';
 import { replaceUnreadableUserContent } from '../../transforms/replace-unreadable-user-content.ts';
-import { alignToolResultIds, alignToolResultIdsEnabled } from '../../transforms/align-tool-result-ids.ts';
+import { alignToolResultIds } from '../../transforms/align-tool-result-ids.ts';
 import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
@@ -91,17 +91,16 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
 /**
  * The input the reference is asked about: the case's messages after our provider rules that run
  * before every reference step: drop-role-less-messages and replace-unreadable-user-content (every
- * route) and align-tool-result-ids (non-Responses routes). They look at one message at a time and
+ * route) and align-tool-result-ids (every route). They look at one message at a time and
  * change no pairing id, so the reference's answer to this input is what the project must give for
  * the original one; a case they leave alone is sent as it is.
  */
-export function referenceInput(messages: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
-  const align = alignToolResultIdsEnabled(resolveTranscriptPolicy(options));
+export function referenceInput(messages: readonly unknown[], _options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const sent = messages.filter((message) => !isPlainObject(message) || !isRoleLess(message as Message));
   return sent.map((message) => {
     if (!isPlainObject(message)) return message;
     const readable = replaceUnreadableUserContent(message as Message);
-    return align ? alignToolResultIds(readable) : readable;
+    return alignToolResultIds(readable);
   });
 }
 
