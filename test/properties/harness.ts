@@ -94,16 +94,6 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
   {
-    name: 'The latest assistant keeps unreplayable thinking (blank redacted data), left to the request-time recovery path',
-    policies: '*',
-    rules: ['anthropic/thinking-signature'],
-    matches: (violation, output) => {
-      const turns = buildReplayView(output).turns.filter((turn) => turn.kind === 'assistant');
-      return turns[turns.length - 1]?.index === violation.index;
-    },
-    pendingRule: 'none in the replay copy: thinking.md §4.6 preserves the latest assistant untouched and leaves corrupted latest thinking to the recovery retry (§4.16).',
-  },
-  {
     name: 'A trailing assistant whose only "call" is a snake-case tool_use/function_call block: the prefill strip counts it as a call',
     policies: '*',
     rules: ['anthropic/trailing-prefill'],
