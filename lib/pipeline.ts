@@ -50,6 +50,7 @@ import { dropMergedBlankUserTextEnabled, dropMergedBlankUserTextRule } from '../
 import { bridgeBedrockUserTurnsEnabled, bridgeBedrockUserTurnsRule } from '../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
 import { dropUnreplayableRedactedThinkingRule } from '../transforms/drop-unreplayable-redacted-thinking.ts';
+import { alignToolCallIdsRule } from '../transforms/align-tool-call-ids.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 
 export interface StageEntry {
@@ -68,6 +69,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
   { rule: dropRoleLessMessagesRule, step: 'ours', when: always },
   { rule: alignToolResultIdsRule, step: 'ours', when: always },
+  { rule: alignToolCallIdsRule, step: 'ours', when: always },
   { rule: replaceUnreadableUserContentRule, step: 'ours', when: always },
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
   { rule: dropBlankUserTextRule, step: '4', when: always },

@@ -10,6 +10,7 @@ import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { isRoleLess } from '../../transforms/drop-role-less-messages.ts';
 import { replaceUnreadableUserContent } from '../../transforms/replace-unreadable-user-content.ts';
 import { alignToolResultIds } from '../../transforms/align-tool-result-ids.ts';
+import { alignToolCallIds } from '../../transforms/align-tool-call-ids.ts';
 import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
 import { dropUnreplayableRedactedThinking } from '../../transforms/drop-unreplayable-redacted-thinking.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
@@ -92,8 +93,8 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
 /**
  * The input the reference is asked about: the case's messages after our provider rules that run
  * before every reference step: drop-role-less-messages and replace-unreadable-user-content (every
- * route) and align-tool-result-ids (every route). They look at one message at a time and
- * change no pairing id, so the reference's answer to this input is what the project must give for
+ * route), align-tool-result-ids and align-tool-call-ids (every route). They look at one message at a time and
+ * change no id a later step would read differently, so the reference's answer to this input is what the project must give for
  * the original one; a case they leave alone is sent as it is.
  */
 export function referenceInput(messages: readonly unknown[], _options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
@@ -101,7 +102,7 @@ export function referenceInput(messages: readonly unknown[], _options: { provide
   return sent.map((message) => {
     if (!isPlainObject(message)) return message;
     const readable = replaceUnreadableUserContent(message as Message);
-    return alignToolResultIds(readable);
+    return alignToolCallIds(alignToolResultIds(readable));
   });
 }
 
