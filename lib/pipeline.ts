@@ -51,6 +51,7 @@ import { bridgeBedrockUserTurnsEnabled, bridgeBedrockUserTurnsRule } from '../tr
 import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
 import { dropUnreplayableRedactedThinkingRule } from '../transforms/drop-unreplayable-redacted-thinking.ts';
 import { alignToolCallIdsRule } from '../transforms/align-tool-call-ids.ts';
+import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-call-arguments.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 
 export interface StageEntry {
@@ -109,6 +110,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   },
   { rule: dropMergedBlankUserTextRule, step: 'ours', when: dropMergedBlankUserTextEnabled },
   { rule: dropUnreplayableRedactedThinkingRule, step: 'ours', when: always },
+  { rule: normalizeToolCallArgumentsRule, step: 'ours', when: always },
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },

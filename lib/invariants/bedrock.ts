@@ -9,7 +9,7 @@
  */
 import type { InvariantFamily, InvariantRule } from './types.ts';
 import { checkContent, checkResultsAnswerPreviousCalls, checkResultsFollowCalls, sentIds } from './anthropic.ts';
-import { showId, type ReplayView } from './turns.ts';
+import { callsWithInvalidInput, showId, showInputType, type ReplayView } from './turns.ts';
 
 const FAMILY: InvariantFamily = 'bedrock';
 
@@ -116,6 +116,26 @@ export const bedrockToolUseIdPattern: InvariantRule = {
   },
 };
 
+export const bedrockToolUseInput: InvariantRule = {
+  id: 'bedrock/tool-use-input',
+  family: FAMILY,
+  summary: 'toolUse.input is present and a JSON object (the runtime sends a call\'s `arguments` as they are).',
+  source:
+    'Bedrock ValidationException: "The format of the value at messages.N.content.M.toolUse.input is invalid"; Converse API reference, ToolUseBlock `input` (Required: Yes, a JSON document object); pi-ai Converse builder (`input: arguments`).',
+  check: (view, _context, out) => {
+    for (const { index, call } of callsWithInvalidInput(view, false)) {
+      out.push({
+        rule: 'bedrock/tool-use-input',
+        family: FAMILY,
+        index,
+        ...(typeof call.id === 'string' ? { id: call.id } : {}),
+        block: call.block,
+        message: `The format of the value at toolUse.input is invalid (arguments are ${showInputType(call.arguments)})`,
+      });
+    }
+  },
+};
+
 export const BEDROCK_RULES: readonly InvariantRule[] = Object.freeze([
   bedrockFirstMessageUser,
   bedrockAlternation,
@@ -125,4 +145,5 @@ export const BEDROCK_RULES: readonly InvariantRule[] = Object.freeze([
   bedrockUnexpectedToolResult,
   bedrockDuplicateToolResult,
   bedrockToolUseIdPattern,
+  bedrockToolUseInput,
 ]);

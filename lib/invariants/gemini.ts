@@ -11,7 +11,7 @@
  * position and count, not by id, so ids are not checked here.
  */
 import type { InvariantFamily, InvariantRule, Violation } from './types.ts';
-import { callsOf, type ProviderTurn, type ReplayView } from './turns.ts';
+import { callsOf, callsWithInvalidInput, showInputType, type ProviderTurn, type ReplayView } from './turns.ts';
 
 const FAMILY: InvariantFamily = 'gemini';
 
@@ -92,10 +92,23 @@ export const geminiFunctionResponseCount: InvariantRule = {
   },
 };
 
+export const geminiFunctionCallArgs: InvariantRule = {
+  id: 'gemini/function-call-args',
+  family: FAMILY,
+  summary: 'functionCall.args is a JSON object (a Struct; the runtime sends a call\'s `arguments`, `{}` when absent).',
+  source: 'Gemini API reference, FunctionCall `args`: "object (Struct format)"; a non-object is rejected as an invalid value for `args`; @openclaw/ai google builder (`args: arguments ?? {}`).',
+  check: (view, _context, out) => {
+    for (const { index, call } of callsWithInvalidInput(view, true)) {
+      out.push({ rule: `${FAMILY}/function-call-args`, family: FAMILY, index, block: call.block, message: `functionCall.args must be an object (arguments are ${showInputType(call.arguments)})` });
+    }
+  },
+};
+
 export const GEMINI_RULES: readonly InvariantRule[] = Object.freeze([
   geminiFirstTurnUser,
   geminiAlternation,
   geminiFunctionCallPosition,
   geminiFunctionResponsePosition,
   geminiFunctionResponseCount,
+  geminiFunctionCallArgs,
 ]);

@@ -17,7 +17,7 @@
  * nothing is reported for it.
  */
 import { OPENAI_RESPONSES_APIS, resolveTranscriptPolicy } from '../policy.ts';
-import { ANTHROPIC_RULES, anthropicToolUseIdPattern, anthropicTrailingPrefill } from './anthropic.ts';
+import { ANTHROPIC_RULES, anthropicToolUseIdPattern, anthropicToolUseInput, anthropicTrailingPrefill } from './anthropic.ts';
 import { BEDROCK_RULES } from './bedrock.ts';
 import { CHAT_COMPLETIONS_RULES } from './chat-completions.ts';
 import { GEMINI_RULES } from './gemini.ts';
@@ -67,7 +67,7 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
     add('chat-completions', CHAT_COMPLETIONS_RULES);
     if (policy.toolCallIdMode === 'strict9') add('mistral', MISTRAL_RULES);
     // The policy's verified-OpenRouter-Anthropic flag (its only non-Messages case).
-    if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicTrailingPrefill]);
+    if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicToolUseInput, anthropicTrailingPrefill]);
   }
   return { families, rules, context };
 }

@@ -13,6 +13,7 @@ import { alignToolResultIds } from '../../transforms/align-tool-result-ids.ts';
 import { alignToolCallIds } from '../../transforms/align-tool-call-ids.ts';
 import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
 import { dropUnreplayableRedactedThinking } from '../../transforms/drop-unreplayable-redacted-thinking.ts';
+import { normalizeToolCallArguments } from '../../transforms/normalize-tool-call-arguments.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
 import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
@@ -110,7 +111,7 @@ export function referenceInput(messages: readonly unknown[], _options: { provide
  * The reference's answer as the project must give it: with our own provider rules that run
  * after every reference step applied to it (spec/README.md, "Provider rules come before the
  * reference"). Today those are drop-merged-blank-user-text, drop-unreplayable-redacted-thinking,
- * enforce-tool-use-id-pattern,
+ * normalize-tool-call-arguments, enforce-tool-use-id-pattern,
  * drop-orphaned-tool-results and bridge-bedrock-user-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
  */
 export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
@@ -118,6 +119,7 @@ export function withProjectProviderRules(expected: readonly unknown[], options: 
   let out = [...expected] as Message[];
   if (dropMergedBlankUserTextEnabled(policy)) out = out.map(dropMergedBlankUserText);
   out = out.flatMap((message): Message[] => { const kept = dropUnreplayableRedactedThinking(message); return kept === null ? [] : [kept]; });
+  out = out.map((message) => normalizeToolCallArguments(message).message);
   if (policy.enforceToolUseIdPattern !== false) out = enforceToolUseIdPattern(out, policy.enforceToolUseIdPattern);
   if (dropOrphanedToolResultsEnabled(policy)) out = dropOrphanedToolResults(out).messages;
   if (policy.bridgeBedrockUserTurns) out = bridgeBedrockUserTurns(out);

@@ -34,7 +34,7 @@ describe('invariantsFor: route to provider families', () => {
 
   test('OpenRouter Anthropic gets only the id pattern and the prefill rule of the Anthropic family', () => {
     const ids = invariantsFor({ provider: 'openrouter', modelApi: 'openai-completions', modelId: 'anthropic/claude-sonnet-4.5' }).rules.map((rule) => rule.id);
-    assert.deepEqual(ids.filter((id) => id.startsWith('anthropic/')), ['anthropic/tool-use-id-pattern', 'anthropic/trailing-prefill']);
+    assert.deepEqual(ids.filter((id) => id.startsWith('anthropic/')), ['anthropic/tool-use-id-pattern', 'anthropic/tool-use-input', 'anthropic/trailing-prefill']);
   });
 
   test('a route without known rules reports nothing, whatever the transcript', () => {
