@@ -52,6 +52,7 @@ import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../
 import { dropUnreplayableRedactedThinkingRule } from '../transforms/drop-unreplayable-redacted-thinking.ts';
 import { alignToolCallIdsRule } from '../transforms/align-tool-call-ids.ts';
 import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-call-arguments.ts';
+import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from '../transforms/repair-partless-gemini-turns.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 
 export interface StageEntry {
@@ -114,6 +115,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
+  { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
   // Only with the display option: a copy for people (spec turns-images-policy.md §7), never for a model.
   { rule: projectDisplayRule, step: 'display', when: (_policy, options) => options.display },

@@ -99,6 +99,11 @@ export interface TranscriptPolicy {
    * requires strict alternation and its transport merges nothing. Our provider rule.
    */
   readonly bridgeBedrockUserTurns: boolean;
+  /**
+   * A Gemini api (`google-generative-ai`, `google-gemini-cli`, `google-vertex`): no turn goes out
+   * without a part ("contents.parts must not be empty"). Our provider rule.
+   */
+  readonly repairPartlessGeminiTurns: boolean;
 }
 
 export interface TranscriptRoute {
@@ -125,7 +130,8 @@ type ProjectField =
   | 'insertBedrockBootstrapTurn'
   | 'stripAllThinkingBlocks'
   | 'enforceToolUseIdPattern'
-  | 'bridgeBedrockUserTurns';
+  | 'bridgeBedrockUserTurns'
+  | 'repairPartlessGeminiTurns';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -145,6 +151,8 @@ interface Route {
 
 const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 const GOOGLE_APIS: ReadonlySet<string> = new Set(['google-generative-ai', 'google-gemini-cli']);
+/** The apis that send Gemini `contents` (the reference's Google policy skips `google-vertex`; the wire does not). */
+const GEMINI_WIRE_APIS: ReadonlySet<string> = new Set(['google-generative-ai', 'google-gemini-cli', 'google-vertex']);
 const ANTHROPIC_APIS: ReadonlySet<string> = new Set(['anthropic-messages', 'bedrock-converse-stream']);
 const COMPLETIONS_API = 'openai-completions';
 
@@ -447,6 +455,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     enforceToolUseIdPattern:
       route.modelApi === 'bedrock-converse-stream' ? 'bedrock' : route.modelApi === 'anthropic-messages' || isVerifiedOpenRouterAnthropic(route) ? 'anthropic' : false,
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
+    repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
   };
 }
 

@@ -14,6 +14,7 @@ import { alignToolCallIds } from '../../transforms/align-tool-call-ids.ts';
 import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
 import { dropUnreplayableRedactedThinking } from '../../transforms/drop-unreplayable-redacted-thinking.ts';
 import { normalizeToolCallArguments } from '../../transforms/normalize-tool-call-arguments.ts';
+import { repairPartlessGeminiTurn } from '../../transforms/repair-partless-gemini-turns.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
 import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
@@ -112,7 +113,7 @@ export function referenceInput(messages: readonly unknown[], _options: { provide
  * after every reference step applied to it (spec/README.md, "Provider rules come before the
  * reference"). Today those are drop-merged-blank-user-text, drop-unreplayable-redacted-thinking,
  * normalize-tool-call-arguments, enforce-tool-use-id-pattern,
- * drop-orphaned-tool-results and bridge-bedrock-user-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
+ * drop-orphaned-tool-results, bridge-bedrock-user-turns and repair-partless-gemini-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
  */
 export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const policy = resolveTranscriptPolicy(options);
@@ -123,5 +124,6 @@ export function withProjectProviderRules(expected: readonly unknown[], options: 
   if (policy.enforceToolUseIdPattern !== false) out = enforceToolUseIdPattern(out, policy.enforceToolUseIdPattern);
   if (dropOrphanedToolResultsEnabled(policy)) out = dropOrphanedToolResults(out).messages;
   if (policy.bridgeBedrockUserTurns) out = bridgeBedrockUserTurns(out);
+  if (policy.repairPartlessGeminiTurns) out = out.flatMap((message): Message[] => { const kept = repairPartlessGeminiTurn(message); return kept === null ? [] : [kept]; });
   return out;
 }

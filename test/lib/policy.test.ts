@@ -29,7 +29,7 @@ const REFERENCE_FIELDS = [
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
   'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
-  'bridgeBedrockUserTurns',
+  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -500,6 +500,13 @@ describe('project-only fields', () => {
     assert.equal(resolve('openrouter', 'openai-completions', 'moonshotai/kimi-k2').enforceToolUseIdPattern, false);
     assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').enforceToolUseIdPattern, false);
     assert.equal(resolve('openai', 'openai-responses', 'gpt-5').enforceToolUseIdPattern, false);
+  });
+
+  test('repairPartlessGeminiTurns: every api that sends Gemini contents, ours not the reference\'s', () => {
+    assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').repairPartlessGeminiTurns, true);
+    assert.equal(resolve('google-antigravity', 'google-gemini-cli', 'claude-sonnet-4-5').repairPartlessGeminiTurns, true);
+    assert.equal(resolve('google-vertex', 'google-vertex', 'gemini-2.5-pro').repairPartlessGeminiTurns, true);
+    assert.equal(resolve('openrouter', 'openai-completions', 'google/gemini-2.5-pro').repairPartlessGeminiTurns, false);
   });
 
   test('bridgeBedrockUserTurns: every bedrock-converse-stream route, ours not the reference\'s', () => {
