@@ -105,7 +105,7 @@ describe('the replay view', () => {
   });
 
   test('violations come in message order, rule order within a message', () => {
-    const violations = checkTranscript([assistant([toolCall('a.b')]), user('q'), toolResult('zz', [])], {
+    const violations = checkTranscript([assistant([toolCall('a|b')]), user('q'), toolResult('zz', [])], {
       provider: 'amazon-bedrock',
       modelApi: 'bedrock-converse-stream',
       modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
