@@ -167,7 +167,7 @@ export function hasReplayableSignature(block: Record<string, unknown>): boolean 
  * turn may be kept with blank content, because the runtime gives it a caption
  * (`[User sent media without caption]`) at the model boundary.
  */
-export { hasPersistedMediaFacts } from '../../transforms/drop-blank-user-text.ts';
+export { hasPersistedMediaFacts } from '../persisted-media.ts';
 
 export interface ContentFacts {
   /** Blocks the provider receives (or the content is a non-blank string). */
