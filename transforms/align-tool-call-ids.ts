@@ -21,6 +21,7 @@
  */
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
+import { recordEdits, setBlockField, type MessageEdit } from '../lib/message-edits.ts';
 import { isCallTypeBlock } from './tool-call-shapes.ts';
 
 /** Where a call block may hold its id besides `id`, in the order the first non-blank one is taken. */
@@ -42,14 +43,16 @@ export function aliasIdOf(block: Record<string, unknown>): string | undefined {
 export function alignToolCallIds(message: Message): Message {
   if (message.role !== 'assistant' || !Array.isArray(message.content)) return message;
   let content: unknown[] | undefined;
+  const edits: MessageEdit[] = [];
   message.content.forEach((block, index) => {
     if (!isCallTypeBlock(block)) return;
     const id = aliasIdOf(block as unknown as Record<string, unknown>);
     if (id === undefined) return;
     content ??= [...(message.content as unknown[])];
     content[index] = { ...block, id };
+    edits.push(setBlockField(index, 'id', (block as unknown as Record<string, unknown>).id, id));
   });
-  return content === undefined ? message : ({ ...message, content } as Message);
+  return content === undefined ? message : recordEdits(message, { ...message, content } as Message, edits);
 }
 
 export const alignToolCallIdsRule: MessageRule = {

@@ -20,6 +20,7 @@
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
+import { recordEdits, removeBlock } from '../lib/message-edits.ts';
 
 const SIGNATURE_FIELDS = ['thinkingSignature', 'signature', 'thought_signature'] as const;
 
@@ -43,7 +44,8 @@ export function dropUnreplayableRedactedThinking(message: Message): Message | nu
   if (!content.some(isUnreplayableRedactedThinking)) return message;
   const kept = content.filter((block) => !isUnreplayableRedactedThinking(block));
   if (kept.length === 0 && !message.providerReplay) return null;
-  return { ...message, content: kept } as Message;
+  const edits = content.flatMap((block, index) => (isUnreplayableRedactedThinking(block) ? [removeBlock(index, block)] : []));
+  return recordEdits(message, { ...message, content: kept } as Message, edits);
 }
 
 export const dropUnreplayableRedactedThinkingRule: MessageRule = {

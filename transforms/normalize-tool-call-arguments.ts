@@ -21,6 +21,7 @@
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
+import { recordEdits, setBlockField, type MessageEdit } from '../lib/message-edits.ts';
 import { isCallTypeBlock } from './tool-call-shapes.ts';
 
 export type ArgumentsRepair = 'parsed' | 'emptied' | 'moved';
@@ -60,6 +61,8 @@ export function normalizeToolCallArguments(message: Message): { message: Message
   if (message.role !== 'assistant' || !Array.isArray(message.content)) return { message, repairs: [] };
   let content: unknown[] | undefined;
   const repairs: ArgumentsRepair[] = [];
+  // A moved `input` removes a block field, which no edit records: then the copy is stringified.
+  let edits: MessageEdit[] | undefined = [];
   message.content.forEach((block, index) => {
     if (!isCallTypeBlock(block)) return;
     const out = normalizeCallArguments(block as unknown as Record<string, unknown>);
@@ -67,8 +70,11 @@ export function normalizeToolCallArguments(message: Message): { message: Message
     content ??= [...(message.content as unknown[])];
     content[index] = out.block;
     repairs.push(...out.repairs);
+    if (out.repairs.includes('moved')) edits = undefined;
+    else edits?.push(setBlockField(index, 'arguments', (block as unknown as Record<string, unknown>).arguments, out.block.arguments));
   });
-  return content === undefined ? { message, repairs } : { message: { ...message, content } as Message, repairs };
+  if (content === undefined) return { message, repairs };
+  return { message: recordEdits(message, { ...message, content } as Message, edits ?? []), repairs };
 }
 
 export const normalizeToolCallArgumentsRule: MessageRule = {

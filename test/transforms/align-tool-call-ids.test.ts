@@ -6,6 +6,7 @@ import { checkTranscript } from '../../lib/invariants/index.ts';
 import { runRule } from '../helpers/run-rule.ts';
 import { deepFreeze } from '../helpers/build.ts';
 import type { Message } from '../../lib/types.ts';
+import { JsonlLineParser, stringifyMessage } from '../../lib/jsonl.ts';
 
 const A = (...content: Array<Record<string, unknown>>): Message => ({ role: 'assistant', content, stopReason: 'toolUse', timestamp: 2 });
 const call = (fields: Record<string, unknown>): Record<string, unknown> => ({ type: 'toolCall', name: 'read', arguments: {}, ...fields });
@@ -56,5 +57,17 @@ test('through the pipeline: a blank-id call beside a signed thinking block goes 
     // Where the route keeps thinking at all (chat completions drop it from history), it is untouched.
     const kept = (out.find((m) => m.role === 'assistant')!.content as Array<{ type: string }>).filter((block) => block.type === 'thinking');
     if (route.modelApi !== 'openai-completions') assert.deepEqual(kept, [signed], `${route.provider} ${route.modelApi}: thinking untouched`);
+  }
+});
+
+test('the output line is the edited message, whether the writer patches the input line or stringifies', () => {
+  for (const line of [
+    '{"role":"assistant","content":[{"type":"toolCall","id":"","call_id":"x1","name":"read","arguments":{}}],"stopReason":"toolUse"}',
+    '{"role":"assistant","content":[{"type":"toolCall","toolCallId":"x1","name":"read","arguments":{}}],"stopReason":"toolUse"}',
+  ]) {
+    const parsed = new JsonlLineParser().parse(line)!;
+    const { output } = runRule(alignToolCallIdsRule, [parsed]);
+    assert.equal(stringifyMessage(output[0]!), JSON.stringify(output[0]) + '\n', line);
+    assert.equal((output[0]!.content as Array<{ id: string }>)[0]!.id, 'x1');
   }
 });

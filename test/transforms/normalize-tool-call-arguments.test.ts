@@ -6,6 +6,7 @@ import { checkTranscript } from '../../lib/invariants/index.ts';
 import { runRule } from '../helpers/run-rule.ts';
 import { deepFreeze } from '../helpers/build.ts';
 import type { Message } from '../../lib/types.ts';
+import { JsonlLineParser, stringifyMessage } from '../../lib/jsonl.ts';
 
 const A = (...content: Array<Record<string, unknown>>): Message => ({ role: 'assistant', content, stopReason: 'toolUse', timestamp: 2 });
 const call = (fields: Record<string, unknown>): Record<string, unknown> => ({ type: 'toolCall', id: 't1', name: 'read', ...fields });
@@ -62,3 +63,21 @@ test('through the pipeline: Anthropic, Bedrock and Gemini get object inputs', as
     assert.deepEqual(calls, [{ path: 'a' }, {}, { path: 'b' }], route.modelApi);
   }
 });
+
+test('the output line is the edited message, whether the writer patches the input line or stringifies', () => {
+  const lines = [
+    '{"role":"assistant","content":[{"type":"text","text":"go"},{"type":"toolCall","id":"t1","name":"bash","arguments":"{\\"cmd\\":\\"ls\\"}"}],"stopReason":"toolUse"}',
+    '{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":[1]}],"stopReason":"toolUse"}',
+    '{"role":"assistant","content":[{"type":"toolUse","id":"t1","name":"bash","input":{"cmd":"ls"}}],"stopReason":"toolUse"}',
+  ];
+  for (const line of lines) {
+    const parsed = new JsonlLineParser().parse(line)!;
+    const { output } = runRule(normalizeToolCallArgumentsRule, [parsed]);
+    assert.equal(stringifyMessage(output[0]!), JSON.stringify(output[0]) + '\n', line);
+    assert.ok(isRecordObject((output[0]!.content as Array<Record<string, unknown>>).at(-1)!.arguments), line);
+  }
+});
+
+function isRecordObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
