@@ -1,6 +1,6 @@
 /**
- * drop-unreplayable-redacted-thinking: our provider rule, not the reference's. Near the end of
- * the replay steps, on every route, an assistant turn holds no redacted thinking without its
+ * drop-unreplayable-redacted-thinking: our provider rule, not the reference's. Right after the
+ * thinking steps (6-7), on every route, an assistant turn holds no redacted thinking without its
  * opaque data: a `thinking` block with `redacted: true` and no non-blank `thinkingSignature`, or a
  * `redacted_thinking` (`redactedThinking`) block without non-blank `data` (or a signature field).
  * Such blocks are removed; a turn left with no content at all is dropped, unless a truthy
@@ -13,6 +13,10 @@
  * corrupted latest thinking to a recovery retry that a replay copy never gets. The block carries
  * nothing a model can read (its text is a placeholder), so every route drops it; plain thinking
  * without a signature is left alone (the transports send it as text).
+ *
+ * It runs before the id sanitizer, which keeps the call ids of a turn with thinking verbatim
+ * (tool-calls.md §5.5): once such a block is gone the sanitizer sees the turn as it is sent, so a
+ * second run changes nothing.
  *
  * Unit: message (stateless). Counters: `droppedBlocks`, `droppedTurns`. Untouched messages are
  * returned as the same object.

@@ -118,6 +118,9 @@ export function referenceInput(messages: readonly unknown[], _options: { provide
 export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const policy = resolveTranscriptPolicy(options);
   let out = [...expected] as Message[];
+  // drop-unreplayable-redacted-thinking runs right after step 7, but no step after it reads
+  // redacted thinking without data except the sanitizer's §5.5 id keeping, which no recorded case
+  // reaches; applied to the answer it gives the pipeline's output.
   if (dropMergedBlankUserTextEnabled(policy)) out = out.map(dropMergedBlankUserText);
   out = out.flatMap((message): Message[] => { const kept = dropUnreplayableRedactedThinking(message); return kept === null ? [] : [kept]; });
   out = out.map((message) => normalizeToolCallArguments(message).message);

@@ -44,6 +44,8 @@ export const POLICIES: readonly PropertyPolicy[] = [
   { name: 'openai-completions gpt-4o', route: { provider: 'openai', modelApi: 'openai-completions', modelId: 'gpt-4o' }, mayRejectReplay: false },
   { name: 'openrouter mistral (strict9)', route: { provider: 'openrouter', modelApi: 'openai-completions', modelId: 'mistralai/mistral-large' }, mayRejectReplay: false },
   { name: 'vllm', route: { provider: 'vllm', modelApi: 'openai-completions', modelId: 'qwen3' }, mayRejectReplay: false },
+  // Claude's id pattern behind a Gemini wire.
+  { name: 'antigravity claude', route: { provider: 'google-antigravity', modelApi: 'google-gemini-cli', modelId: 'claude-sonnet-4-5' }, mayRejectReplay: false },
 ];
 
 /** The fixed clock of synthetic messages, so two runs can be compared. */

@@ -70,3 +70,15 @@ test('through the pipeline: the latest assistant\'s redacted thinking without da
     assert.deepEqual(latest.content, [{ type: 'thinking', thinking: 'kept, sent as text' }, text('latest')], route.provider);
   }
 });
+
+test('before the id sanitizer: a call beside such a block gets the id it would get without it, so a second run changes nothing', async () => {
+  const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-opus-4-6' };
+  const session: Message[] = [
+    { role: 'user', content: 'q', timestamp: 1 },
+    { ...A({ type: 'redacted_thinking', data: ' ' }, { type: 'toolCall', id: 'call_1', name: 'read', arguments: {} }), timestamp: 5 },
+  ];
+  const once = await sanitizeSessionHistory(structuredClone(session), { ...route, now: () => 1798761600000 });
+  const twice = await sanitizeSessionHistory(structuredClone(once), { ...route, now: () => 1798761600000 });
+  assert.deepEqual(twice, once);
+  assert.deepEqual(checkTranscript(once, route), []);
+});
