@@ -45,10 +45,14 @@ import { mergeConsecutiveUsersRule } from '../transforms/merge-consecutive-users
 import { dropOrphanedToolResultsEnabled, dropOrphanedToolResultsRule } from '../transforms/drop-orphaned-tool-results.ts';
 import { dropRoleLessMessagesRule } from '../transforms/drop-role-less-messages.ts';
 import { replaceUnreadableUserContentRule } from '../transforms/replace-unreadable-user-content.ts';
-import { alignToolResultIdsEnabled, alignToolResultIdsRule } from '../transforms/align-tool-result-ids.ts';
+import { alignToolResultIdsRule } from '../transforms/align-tool-result-ids.ts';
 import { dropMergedBlankUserTextEnabled, dropMergedBlankUserTextRule } from '../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurnsEnabled, bridgeBedrockUserTurnsRule } from '../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
+import { dropUnreplayableRedactedThinkingRule } from '../transforms/drop-unreplayable-redacted-thinking.ts';
+import { alignToolCallIdsRule } from '../transforms/align-tool-call-ids.ts';
+import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-call-arguments.ts';
+import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from '../transforms/repair-partless-gemini-turns.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 
 export interface StageEntry {
@@ -66,7 +70,8 @@ const always = (): boolean => true;
 export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
   { rule: dropRoleLessMessagesRule, step: 'ours', when: always },
-  { rule: alignToolResultIdsRule, step: 'ours', when: alignToolResultIdsEnabled },
+  { rule: alignToolResultIdsRule, step: 'ours', when: always },
+  { rule: alignToolCallIdsRule, step: 'ours', when: always },
   { rule: replaceUnreadableUserContentRule, step: 'ours', when: always },
   { rule: annotateInterSessionProvenanceRule, step: '2', when: always },
   { rule: dropBlankUserTextRule, step: '4', when: always },
@@ -79,6 +84,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: stripInvalidThinkingSignaturesRule, step: '6', when: stripInvalidThinkingSignaturesEnabled },
   { rule: dropReasoningFromHistoryRule, step: '7', when: dropReasoningFromHistoryEnabled },
   { rule: dropThinkingBlocksRule, step: '7', when: dropThinkingBlocksEnabled },
+  { rule: dropUnreplayableRedactedThinkingRule, step: 'ours', when: always },
   { rule: validateToolCallInputsRule, step: '8', when: always },
   { rule: repairResponsesToolResultPairingRule, step: '9', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
   { rule: dropStaleResponsesReasoningRule, step: '9', when: dropStaleResponsesReasoningEnabled },
@@ -105,9 +111,11 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     when: (policy) => policy.validateAnthropicTurns && policy.mergeConsecutiveUserTurns,
   },
   { rule: dropMergedBlankUserTextRule, step: 'ours', when: dropMergedBlankUserTextEnabled },
+  { rule: normalizeToolCallArgumentsRule, step: 'ours', when: always },
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
+  { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },
   // Only with the display option: a copy for people (spec turns-images-policy.md §7), never for a model.
   { rule: projectDisplayRule, step: 'display', when: (_policy, options) => options.display },

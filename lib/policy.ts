@@ -21,6 +21,9 @@ import {
 
 export type ToolCallIdMode = 'strict' | 'strict9';
 
+/** A provider's tool-call id rule (see `enforceToolUseIdPattern`). */
+export type ToolUseIdFamily = 'anthropic' | 'bedrock' | 'openai-chat';
+
 export interface ThoughtSignatureSanitizing {
   readonly allowBase64Only: boolean;
   readonly includeCamelCase: boolean;
@@ -87,18 +90,26 @@ export interface TranscriptPolicy {
    */
   readonly stripAllThinkingBlocks: boolean;
   /**
-   * Routes that send calls as Anthropic `tool_use` blocks, whose ids must match a pattern, the
-   * ids the sanitizer keeps verbatim included (our provider rule): `'anthropic'`
-   * (`^[a-zA-Z0-9_-]+$`: `anthropic-messages`, verified OpenRouter Anthropic models), `'bedrock'`
-   * (the same, 1 to 64 characters: `bedrock-converse-stream`), or false.
+   * The tool-call id pattern of the model the request reaches, which the ids the sanitizer keeps
+   * verbatim must match too (our provider rule): `'anthropic'` (`^[a-zA-Z0-9_-]+$`, where the ids
+   * reach Claude: provider `anthropic`, `anthropic-vertex` or `claude-cli` and Claude model ids on
+   * `anthropic-messages`, verified OpenRouter Anthropic models, Claude behind `google-antigravity`),
+   * `'bedrock'` (`^[a-zA-Z0-9_.:-]{1,64}$`, every `bedrock-converse-stream` route), `'openai-chat'`
+   * (at most 40 characters: provider `openai` or `github-copilot` on `openai-completions`), or
+   * false (other gateways on `anthropic-messages`, such as MiniMax, issue and check their own ids).
    */
-  readonly enforceToolUseIdPattern: 'anthropic' | 'bedrock' | false;
+  readonly enforceToolUseIdPattern: ToolUseIdFamily | false;
   /**
    * `modelApi === 'bedrock-converse-stream'`: two messages that would go out as consecutive user
    * messages (a user turn right after tool results) get an assistant turn between them; Converse
    * requires strict alternation and its transport merges nothing. Our provider rule.
    */
   readonly bridgeBedrockUserTurns: boolean;
+  /**
+   * A Gemini api (`google-generative-ai`, `google-gemini-cli`, `google-vertex`): no turn goes out
+   * without a part ("contents.parts must not be empty"). Our provider rule.
+   */
+  readonly repairPartlessGeminiTurns: boolean;
 }
 
 export interface TranscriptRoute {
@@ -125,7 +136,8 @@ type ProjectField =
   | 'insertBedrockBootstrapTurn'
   | 'stripAllThinkingBlocks'
   | 'enforceToolUseIdPattern'
-  | 'bridgeBedrockUserTurns';
+  | 'bridgeBedrockUserTurns'
+  | 'repairPartlessGeminiTurns';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -145,6 +157,8 @@ interface Route {
 
 const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 const GOOGLE_APIS: ReadonlySet<string> = new Set(['google-generative-ai', 'google-gemini-cli']);
+/** The apis that send Gemini `contents` (the reference's Google policy skips `google-vertex`; the wire does not). */
+const GEMINI_WIRE_APIS: ReadonlySet<string> = new Set(['google-generative-ai', 'google-gemini-cli', 'google-vertex']);
 const ANTHROPIC_APIS: ReadonlySet<string> = new Set(['anthropic-messages', 'bedrock-converse-stream']);
 const COMPLETIONS_API = 'openai-completions';
 
@@ -449,6 +463,21 @@ function isVerifiedOpenRouterAnthropic(route: Route): boolean {
     && openRouterFamilyId(route.modelId).startsWith('anthropic/');
 }
 
+/** Providers on `anthropic-messages` that only serve Claude. */
+const CLAUDE_PROVIDERS: ReadonlySet<string> = new Set(['anthropic', 'anthropic-vertex', 'claude-cli']);
+/** Chat completions providers that cap tool-call ids at 40 characters (litellm#17343, opencode#12653). */
+const OPENAI_CHAT_ID_PROVIDERS: ReadonlySet<string> = new Set(['openai', 'github-copilot']);
+
+/** Whose tool-call id rule applies on a route (`enforceToolUseIdPattern`). */
+function toolUseIdFamilyOf(route: Route): ToolUseIdFamily | false {
+  if (route.modelApi === 'bedrock-converse-stream') return 'bedrock';
+  if (route.modelApi === 'anthropic-messages') return CLAUDE_PROVIDERS.has(route.provider) || isClaudeFamilyModelId(route.modelId) ? 'anthropic' : false;
+  if (isVerifiedOpenRouterAnthropic(route)) return 'anthropic';
+  if (route.provider === 'google-antigravity' && isClaudeFamilyModelId(route.modelId)) return 'anthropic';
+  if (route.modelApi === COMPLETIONS_API && OPENAI_CHAT_ID_PROVIDERS.has(route.provider)) return 'openai-chat';
+  return false;
+}
+
 function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPolicy, ProjectField> {
   return {
     responsesFamily: RESPONSES_APIS.has(route.modelApi),
@@ -461,9 +490,9 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     mergeConsecutiveUserTurns: !(policy.appendOnlyRuntimeContext && route.modelApi === 'anthropic-messages'),
     insertBedrockBootstrapTurn: route.modelApi === 'bedrock-converse-stream',
     stripAllThinkingBlocks: route.provider === 'github-copilot' && (route.modelApi === 'anthropic-messages' || RESPONSES_APIS.has(route.modelApi)),
-    enforceToolUseIdPattern:
-      route.modelApi === 'bedrock-converse-stream' ? 'bedrock' : route.modelApi === 'anthropic-messages' || isVerifiedOpenRouterAnthropic(route) ? 'anthropic' : false,
+    enforceToolUseIdPattern: toolUseIdFamilyOf(route),
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
+    repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
   };
 }
 

@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import { createReadStream } from 'node:fs';
 import { scanInputFile } from './result-index.ts';
-import { compactionTimestampOf } from '../transforms/strip-stale-thinking-signatures.ts';
+import { compactionTimestampOf } from './timestamps.ts';
 import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages, startsJsonList } from './json-array.ts';

@@ -1,6 +1,6 @@
 /**
  * align-tool-result-ids: our provider rule, not the reference's. Before any other step, on every
- * route but the OpenAI Responses family, a tool result's id fields all hold its pairing id: the
+ * route, a tool result's id fields all hold its pairing id: the
  * first non-empty id in pairing order, trimmed (tool-calls.md §2.2). `toolCallId` is set to it
  * (added when absent or blank), and every other id field holding a different non-empty string
  * is set to it too. A result with no pairing id has its whitespace-only id fields emptied (`""`),
@@ -14,6 +14,10 @@
  * result ("tool_use ids were found without tool_result blocks immediately after"). The spec
  * README lists these among the cases that end up orphaned. With the fields aligned first, every
  * step reads the same id, and a result pairs or does not pair exactly as pairing decides.
+ * OpenAI Responses routes too: there a result with a blank `toolCallId` and its id in `call_id`
+ * was paired (the pairing and the replay invariant read the alias) and then sent as a
+ * `function_call_output` with `call_id ""`, its call unanswered ("No tool output found for
+ * function call"). A `call|item` id is aligned whole; the Responses steps split it later.
  *
  * Pairing ids do not change (the aligned value is the pairing id), so the reference's answer to
  * the aligned input is this pipeline's answer: that is how the differential fixtures are
@@ -24,7 +28,6 @@
  */
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
-import type { TranscriptPolicy } from '../lib/policy.ts';
 import { recordEdits, setField, type MessageEdit } from '../lib/message-edits.ts';
 import { REWRITE_ID_FIELDS, resultIdOf } from './tool-call-shapes.ts';
 
@@ -51,10 +54,6 @@ export function alignToolResultIds(message: Message): Message {
   }
   if (copy === undefined) return message;
   return recordEdits(message, copy as Message, edits);
-}
-
-export function alignToolResultIdsEnabled(policy: TranscriptPolicy): boolean {
-  return !policy.responsesFamily;
 }
 
 export const alignToolResultIdsRule: MessageRule = {

@@ -16,29 +16,10 @@
 import type { MessageRule } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isBlankString } from '../lib/types.ts';
+import { hasPersistedMediaFacts } from '../lib/persisted-media.ts';
 
-function isNonBlankString(value: unknown): boolean {
-  return typeof value === 'string' && value.trim() !== '';
-}
-
-/**
- * True when `message.__openclaw.media` is an array with at least one object entry that has a
- * non-blank string `path` or `url`, a non-blank string `contentType`, or a truthy `kind` other
- * than `"unknown"`.
- */
-export function hasPersistedMediaFacts(message: Message): boolean {
-  const meta = message.__openclaw;
-  if (typeof meta !== 'object' || meta === null) return false;
-  const media = (meta as { media?: unknown }).media;
-  if (!Array.isArray(media)) return false;
-  for (const entry of media as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const fact = entry as Record<string, unknown>;
-    if (isNonBlankString(fact.path) || isNonBlankString(fact.url) || isNonBlankString(fact.contentType)) return true;
-    if (fact.kind && fact.kind !== 'unknown') return true;
-  }
-  return false;
-}
+// Shared with the provider checks (lib/invariants), which must not import rules.
+export { hasPersistedMediaFacts };
 
 /** A `text` block whose `text` is a blank string (non-objects and non-string `text` are not). */
 export function isBlankTextBlock(block: unknown): boolean {

@@ -1,17 +1,20 @@
 /**
  * enforce-tool-use-id-pattern: our provider rule, not the reference's. Near the end of the
- * replay steps, on routes that send tool calls as Anthropic `tool_use` blocks, every call id
- * matches the route's pattern: `^[a-zA-Z0-9_-]+$` (Anthropic Messages, OpenRouter's Anthropic
- * models), or the same with at most 64 characters (Bedrock Converse,
- * `policy.enforceToolUseIdPattern`). A call whose id does not gets a new one, and the results
- * that answer it follow.
+ * replay steps, every call id matches the id rule of the model the request reaches
+ * (`policy.enforceToolUseIdPattern`): `^[a-zA-Z0-9_-]+$` where the ids reach Claude (Anthropic
+ * Messages for Claude, OpenRouter's Anthropic models, Claude behind Antigravity), Converse's
+ * `^[a-zA-Z0-9_.:-]{1,64}$` on Bedrock (relaxed on 2026-04-02 to allow dots and colons, so a
+ * Kimi id `functions.read:0` is kept there), and at most 40 characters for OpenAI and GitHub
+ * Copilot chat completions. Gateways that issue and check their own ids (MiniMax on
+ * `anthropic-messages`: error 2013 for a result id it did not issue) get no rule. A call whose id
+ * does not match gets a new one, and the results that answer it follow.
  *
  * Why: the id sanitizer keeps some ids verbatim by design (tool-calls.md §5.4: first-use
  * Kimi-native `functions.read:0`; §5.5: the ids of replay-safe signed-thinking turns), and routes
  * without the sanitizer keep every id. A session that switched models carries such ids into a
  * Claude request, which fails: `tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`
- * (Bedrock adds a 64-character limit). A tool call id is not covered by a thinking signature,
- * so a signed turn stays replayable.
+ * (Bedrock: `|`, spaces, more than 64 characters; OpenAI chat: a 46-character id, litellm#17343).
+ * A tool call id is not covered by a thinking signature, so a signed turn stays replayable.
  *
  * The new id is the old one's letters and digits (at most 28) and 12 hex digits of a hash of the
  * old id and its occurrence: stable from run to run, and, being at most 40 alphanumerics, one the
@@ -26,17 +29,17 @@
  */
 import type { BufferedRule, Emit, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
-import type { TranscriptPolicy } from '../lib/policy.ts';
+import type { ToolUseIdFamily, TranscriptPolicy } from '../lib/policy.ts';
 import { recordEdits } from '../lib/message-edits.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
 import { isPairedCallBlock, mapCallBlockIds, rewriteRawIdOf, rewriteResultIds, sha256Hex } from './tool-call-shapes.ts';
 
-/** `tool_use.id` as each API accepts it (lib/invariants/anthropic.ts, bedrock.ts). */
-export const TOOL_USE_ID_PATTERNS = Object.freeze({
+/** A call id as each provider accepts it (lib/invariants/anthropic.ts, bedrock.ts, chat-completions.ts). */
+export const TOOL_USE_ID_PATTERNS: Readonly<Record<ToolUseIdFamily, RegExp>> = Object.freeze({
   anthropic: /^[a-zA-Z0-9_-]+$/,
-  bedrock: /^[a-zA-Z0-9_-]{1,64}$/,
+  bedrock: /^[a-zA-Z0-9_.:-]{1,64}$/,
+  'openai-chat': /^[\s\S]{1,40}$/,
 });
-export type ToolUseIdFamily = keyof typeof TOOL_USE_ID_PATTERNS;
 const NOT_ALPHANUMERIC = /[^a-zA-Z0-9]/g;
 const KEPT_CHARACTERS = 28;
 
@@ -116,7 +119,7 @@ export const enforceToolUseIdPatternRule: BufferedRule = {
   unit: 'buffered',
   meta: {
     name: 'enforce-tool-use-id-pattern',
-    summary: 'Ours: on Anthropic Messages, Bedrock and OpenRouter Anthropic routes, gives a call whose id breaks the API\'s pattern (^[a-zA-Z0-9_-]+$, at most 64 on Bedrock: a kept Kimi id, a preserved thinking-turn id) a new id, and its results with it.',
+    summary: 'Ours: gives a call whose id breaks the id rule of the model the request reaches (Claude ^[a-zA-Z0-9_-]+$, Bedrock [a-zA-Z0-9_.:-] up to 64, OpenAI/Copilot chat up to 40; none for MiniMax) a new id, and its results with it.',
     counters: ['idsRewritten', 'resultsRewritten'],
   },
   create: (ctx) => new ToolUseIdEnforcer(ctx.policy.enforceToolUseIdPattern || 'anthropic', (counter, n) => ctx.count(counter, n)),

@@ -41,6 +41,7 @@ import type { TranscriptPolicy } from '../lib/policy.ts';
 import type { ResolvedHygieneOptions } from '../lib/options.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { Holdback, isArrayAssistant, isThinkingLikeBlock, parseTimestampMs, providerRequiresSignedThinking } from './thinking-shared.ts';
+import { compactionTimestampOf } from '../lib/timestamps.ts';
 
 const SIGNATURE_FIELDS = ['thinkingSignature', 'signature', 'thought_signature'] as const;
 
@@ -62,10 +63,7 @@ function unsign(block: Record<string, unknown>): Record<string, unknown> {
   return copy;
 }
 
-/** The compaction time of a message: the parsed timestamp of a `compactionSummary`, else undefined. */
-export function compactionTimestampOf(message: Message): number | undefined {
-  return message.role === 'compactionSummary' ? parseTimestampMs(message.timestamp) : undefined;
-}
+export { compactionTimestampOf };
 
 /**
  * The parsed timestamp of an assistant that §4.5 would change for a large enough C: an array

@@ -7,9 +7,11 @@
  * Invariant: with thinking enabled, a request to an Anthropic Messages route (any provider on
  * `anthropic-messages`, Cloudflare AI Gateway included) or to a verified OpenRouter Anthropic
  * model ends with a non-assistant turn. Trailing `assistant` messages are removed from the end
- * while the last one holds no tool call; an assistant with a `toolCall`, `toolUse`,
- * `functionCall` or `tool_use` block, or a non-empty `tool_calls` array, stops the strip and is
- * kept with everything before it.
+ * while the last one holds no tool call; an assistant with a `toolCall`, `toolUse` or
+ * `functionCall` block stops the strip and is kept with everything before it. Ours, not the
+ * reference's: the reference also stops at a snake-case `tool_use` block or a non-empty
+ * `tool_calls` array (E20), but the runtime sends neither as a call, so such a turn went out as
+ * a prefill and the thinking request failed.
  *
  * Error prevented: Anthropic rejects a thinking request that ends with an assistant turn
  * ("extended thinking requires conversations to end with a user turn"; assistant prefill is not
@@ -32,12 +34,12 @@ import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { Holdback } from './thinking-shared.ts';
 
-const PREFILL_STOPPING_CALL_TYPES: ReadonlySet<unknown> = new Set(['toolCall', 'toolUse', 'functionCall', 'tool_use']);
+/** The call blocks the runtime sends (lib/invariants/turns.ts). */
+const PREFILL_STOPPING_CALL_TYPES: ReadonlySet<unknown> = new Set(['toolCall', 'toolUse', 'functionCall']);
 
-/** An assistant message the strip removes when it is trailing: one without any tool call. */
+/** An assistant message the strip removes when it is trailing: one without any tool call the runtime sends. */
 export function isPrefillAssistant(message: Message): boolean {
   if (message.role !== 'assistant') return false;
-  if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) return false;
   const content = message.content;
   if (!Array.isArray(content)) return true;
   return !content.some((block) => isRecord(block) && PREFILL_STOPPING_CALL_TYPES.has(block.type));

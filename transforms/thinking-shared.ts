@@ -10,6 +10,7 @@ import type { Emit } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { recordEdits, removeBlock, type MessageEdit } from '../lib/message-edits.ts';
+import { parseTimestampMs } from '../lib/timestamps.ts';
 
 /** What an assistant turn emptied by a thinking rule holds instead (thinking.md, conventions). */
 export const OMITTED_REASONING_TEXT = '[assistant reasoning omitted]';
@@ -47,18 +48,7 @@ export function hasReplayToolCallBlock(message: Message): boolean {
   return false;
 }
 
-/**
- * `parseDateFirstTimestampMs` (thinking.md §3): a finite number is itself; a string is
- * `Date.parse(s)` when that is finite and within ±8.64e15; anything else is undefined.
- */
-export function parseTimestampMs(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string') {
-    const parsed = Date.parse(value);
-    return Number.isFinite(parsed) && Math.abs(parsed) <= 8.64e15 ? parsed : undefined;
-  }
-  return undefined;
-}
+export { parseTimestampMs };
 
 const SIGNED_THINKING_PROVIDERS: ReadonlySet<string> = new Set(['anthropic', 'amazon-bedrock', 'anthropic-vertex']);
 

@@ -17,6 +17,8 @@ import type { CheckContext, InvariantFamily, InvariantRule, Violation } from './
 import {
   callIdsOf,
   callsOf,
+  callsWithInvalidInput,
+  showInputType,
   contentFacts,
   hasPersistedMediaFacts,
   hasReplayableSignature,
@@ -258,6 +260,21 @@ export const anthropicThinkingSignature: InvariantRule = {
   },
 };
 
+export const anthropicToolUseInput: InvariantRule = {
+  id: 'anthropic/tool-use-input',
+  family: FAMILY,
+  summary: 'tool_use.input is a JSON object (the runtime sends a call\'s `arguments`, `{}` when absent).',
+  source: 'Anthropic 400: "messages.N.content.M.tool_use.input: Input should be a valid dictionary"; @openclaw/ai anthropic builder (`input: arguments ?? {}`).',
+  check: (view, _context, out) => {
+    for (const { index, call } of callsWithInvalidInput(view, true)) {
+      push(out, FAMILY, 'tool-use-input', index, `tool_use.input: Input should be a valid dictionary (arguments are ${showInputType(call.arguments)})`, {
+        ...(typeof call.id === 'string' ? { id: call.id } : {}),
+        block: call.block,
+      });
+    }
+  },
+};
+
 /** The last turn as sent, when it is an assistant without tool calls (a prefill): its index. */
 function trailingPrefill(view: ReplayView): number | undefined {
   const last = view.turns[view.turns.length - 1];
@@ -284,6 +301,7 @@ export const ANTHROPIC_RULES: readonly InvariantRule[] = Object.freeze([
   anthropicUnexpectedToolResult,
   anthropicDuplicateToolResult,
   anthropicToolUseIdPattern,
+  anthropicToolUseInput,
   anthropicDuplicateToolUseId,
   anthropicEmptyContent,
   anthropicBlankText,

@@ -9,12 +9,15 @@
  */
 import type { InvariantFamily, InvariantRule } from './types.ts';
 import { checkContent, checkResultsAnswerPreviousCalls, checkResultsFollowCalls, sentIds } from './anthropic.ts';
-import { showId, type ReplayView } from './turns.ts';
+import { callsWithInvalidInput, showId, showInputType, type ReplayView } from './turns.ts';
 
 const FAMILY: InvariantFamily = 'bedrock';
 
-/** Converse's `ToolUseBlock.toolUseId` (and `ToolResultBlock.toolUseId`): 1–64 characters of this set. */
-export const BEDROCK_TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * Converse's `ToolUseBlock.toolUseId` (and `ToolResultBlock.toolUseId`): 1–64 characters of this
+ * set, relaxed on 2026-04-02 from `[a-zA-Z0-9_-]` to allow dots and colons.
+ */
+export const BEDROCK_TOOL_USE_ID = /^[a-zA-Z0-9_.:-]{1,64}$/;
 
 export const bedrockFirstMessageUser: InvariantRule = {
   id: 'bedrock/first-message-user',
@@ -99,8 +102,9 @@ export const bedrockDuplicateToolResult: InvariantRule = {
 export const bedrockToolUseIdPattern: InvariantRule = {
   id: 'bedrock/tool-use-id-pattern',
   family: FAMILY,
-  summary: 'toolUseId (in toolUse and toolResult) is 1–64 characters of [a-zA-Z0-9_-].',
-  source: 'Bedrock API reference, ToolUseBlock / ToolResultBlock `toolUseId`: "Length Constraints: Minimum length of 1. Maximum length of 64. Pattern: ^[a-zA-Z0-9_-]+$".',
+  summary: 'toolUseId (in toolUse and toolResult) is 1–64 characters of [a-zA-Z0-9_.:-].',
+  source:
+    'Bedrock API reference, ToolUseBlock / ToolResultBlock `toolUseId`: "Length Constraints: Minimum length of 1. Maximum length of 64. Pattern: ^[a-zA-Z0-9_.:-]+$" (service model of 2026-04-02, botocore "Relax ToolUseId pattern to allow dots and colons").',
   check: (view, _context, out) => {
     for (const { index, block, id } of sentIds(view)) {
       if (typeof id === 'string' && BEDROCK_TOOL_USE_ID.test(id)) continue;
@@ -110,7 +114,27 @@ export const bedrockToolUseIdPattern: InvariantRule = {
         index,
         id: typeof id === 'string' ? id : '',
         ...(block === undefined ? {} : { block }),
-        message: `toolUseId ${showId(id)} does not match ^[a-zA-Z0-9_-]{1,64}$`,
+        message: `toolUseId ${showId(id)} does not match ^[a-zA-Z0-9_.:-]{1,64}$`,
+      });
+    }
+  },
+};
+
+export const bedrockToolUseInput: InvariantRule = {
+  id: 'bedrock/tool-use-input',
+  family: FAMILY,
+  summary: 'toolUse.input is present and a JSON object (the runtime sends a call\'s `arguments` as they are).',
+  source:
+    'Bedrock ValidationException: "The format of the value at messages.N.content.M.toolUse.input is invalid"; Converse API reference, ToolUseBlock `input` (Required: Yes, a JSON document object); pi-ai Converse builder (`input: arguments`).',
+  check: (view, _context, out) => {
+    for (const { index, call } of callsWithInvalidInput(view, false)) {
+      out.push({
+        rule: 'bedrock/tool-use-input',
+        family: FAMILY,
+        index,
+        ...(typeof call.id === 'string' ? { id: call.id } : {}),
+        block: call.block,
+        message: `The format of the value at toolUse.input is invalid (arguments are ${showInputType(call.arguments)})`,
       });
     }
   },
@@ -125,4 +149,5 @@ export const BEDROCK_RULES: readonly InvariantRule[] = Object.freeze([
   bedrockUnexpectedToolResult,
   bedrockDuplicateToolResult,
   bedrockToolUseIdPattern,
+  bedrockToolUseInput,
 ]);

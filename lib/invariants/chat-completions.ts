@@ -56,4 +56,26 @@ export const chatToolMessagePosition: InvariantRule = {
   },
 };
 
+/** OpenAI's (and GitHub Copilot's) chat completions limit for a tool call id. */
+export const OPENAI_CHAT_TOOL_CALL_ID_MAX = 40;
+
+export const chatToolCallIdLength: InvariantRule = {
+  id: 'chat-completions/tool-call-id-length',
+  family: FAMILY,
+  summary: `OpenAI and GitHub Copilot: every tool call id (tool_calls[].id and tool_call_id) is at most ${OPENAI_CHAT_TOOL_CALL_ID_MAX} characters.`,
+  source: "OpenAI 400: \"Invalid 'messages[N].tool_calls[M].id': string too long. Expected a string with maximum length 40\" (litellm#17343; opencode#12653: a 46-character id rejected).",
+  check: (view, _context, out) => {
+    for (const turn of view.turns) {
+      for (const entry of turn.entries) {
+        const ids: Array<{ id: unknown; block?: number }> =
+          turn.kind === 'assistant' ? callsOf(entry.message).map((call) => ({ id: call.id, block: call.block })) : turn.kind === 'tool-results' ? [{ id: entry.message.toolCallId }] : [];
+        for (const { id, block } of ids) {
+          if (typeof id !== 'string' || id.length <= OPENAI_CHAT_TOOL_CALL_ID_MAX) continue;
+          push(out, 'tool-call-id-length', entry.index, `tool call id ${showId(id)} is ${id.length} characters; the maximum is ${OPENAI_CHAT_TOOL_CALL_ID_MAX}`, { id, ...(block === undefined ? {} : { block }) });
+        }
+      }
+    }
+  },
+};
+
 export const CHAT_COMPLETIONS_RULES: readonly InvariantRule[] = Object.freeze([chatMissingToolMessage, chatToolMessagePosition]);

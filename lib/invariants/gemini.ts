@@ -11,7 +11,8 @@
  * position and count, not by id, so ids are not checked here.
  */
 import type { InvariantFamily, InvariantRule, Violation } from './types.ts';
-import { callsOf, type ProviderTurn, type ReplayView } from './turns.ts';
+import { isRecord } from '../types.ts';
+import { callsOf, callsWithInvalidInput, isNonBlankString, showInputType, type ProviderTurn, type ReplayView } from './turns.ts';
 
 const FAMILY: InvariantFamily = 'gemini';
 
@@ -92,10 +93,62 @@ export const geminiFunctionResponseCount: InvariantRule = {
   },
 };
 
+export const geminiFunctionCallArgs: InvariantRule = {
+  id: 'gemini/function-call-args',
+  family: FAMILY,
+  summary: 'functionCall.args is a JSON object (a Struct; the runtime sends a call\'s `arguments`, `{}` when absent).',
+  source: 'Gemini API reference, FunctionCall `args`: "object (Struct format)"; a non-object is rejected as an invalid value for `args`; @openclaw/ai google builder (`args: arguments ?? {}`).',
+  check: (view, _context, out) => {
+    for (const { index, call } of callsWithInvalidInput(view, true)) {
+      out.push({ rule: `${FAMILY}/function-call-args`, family: FAMILY, index, block: call.block, message: `functionCall.args must be an object (arguments are ${showInputType(call.arguments)})` });
+    }
+  },
+};
+
+const GEMINI_SIGNATURE_FIELDS = ['thinkingSignature', 'signature', 'thought_signature', 'thoughtSignature'] as const;
+const CALL_BLOCK_TYPES: ReadonlySet<unknown> = new Set(['toolCall', 'toolUse', 'functionCall']);
+
+/**
+ * How many parts a user or assistant message becomes. Runtime assumption (the Google projection):
+ * string content is one part (blank user text goes out as a space); in an array, non-blank text,
+ * calls, thinking with text or a signature, and (user turns) images become parts; blank unsigned
+ * thinking, `redacted_thinking` and other block types do not.
+ */
+function partCount(message: Record<string, unknown>): number {
+  const content = message.content;
+  if (typeof content === 'string') return message.role === 'user' || content.trim() !== '' ? 1 : 0;
+  if (!Array.isArray(content)) return 0;
+  return content.filter((block) => {
+    if (!isRecord(block)) return false;
+    if (block.type === 'text') return isNonBlankString(block.text);
+    if (message.role === 'user') return block.type === 'image';
+    if (block.type === 'thinking') return isNonBlankString(block.thinking) || GEMINI_SIGNATURE_FIELDS.some((field) => isNonBlankString(block[field]));
+    return CALL_BLOCK_TYPES.has(block.type);
+  }).length;
+}
+
+export const geminiEmptyParts: InvariantRule = {
+  id: 'gemini/empty-parts',
+  family: FAMILY,
+  summary: 'Every user and model content has at least one part.',
+  source: 'Gemini 400: "contents.parts must not be empty." (cherry-studio#16196); spec README, provider facts: "every content needs at least one part".',
+  check: (view, _context, out) => {
+    for (const turn of view.turns) {
+      if (turn.kind !== 'user' && turn.kind !== 'assistant') continue;
+      const entry = turn.entries[0]!;
+      // Assumption: an assistant kept with `content: []` for its providerReplay is replayed from that checkpoint.
+      if (turn.kind === 'assistant' && entry.message.providerReplay && Array.isArray(entry.message.content) && entry.message.content.length === 0) continue;
+      if (partCount(entry.message) === 0) push(out, 'empty-parts', entry.index, `contents.parts must not be empty (a ${turn.role === 'user' ? 'user' : 'model'} turn with nothing Gemini takes as a part)`);
+    }
+  },
+};
+
 export const GEMINI_RULES: readonly InvariantRule[] = Object.freeze([
   geminiFirstTurnUser,
   geminiAlternation,
   geminiFunctionCallPosition,
   geminiFunctionResponsePosition,
   geminiFunctionResponseCount,
+  geminiFunctionCallArgs,
+  geminiEmptyParts,
 ]);

@@ -3,13 +3,16 @@
  * violations of a transcript as it stands (`checkTranscript`).
  *
  * Route → families, by the model API first (it decides the wire format), then the provider:
- * - `anthropic-messages` → Anthropic;
+ * - `anthropic-messages` → Anthropic (its tool-use id pattern only where the ids reach Claude:
+ *   not on gateways such as MiniMax, which issue and check their own ids);
  * - `bedrock-converse-stream` → Bedrock Converse (its own rules plus the Anthropic pairing);
- * - `google-generative-ai`, `google-gemini-cli`, `google-vertex` → Gemini;
+ * - `google-generative-ai`, `google-gemini-cli`, `google-vertex` → Gemini, plus Anthropic's id
+ *   pattern for Claude behind Antigravity;
  * - the Responses apis (`openai-responses`, `openai-chatgpt-responses`, `azure-openai-responses`)
  *   → OpenAI Responses;
  * - `openai-completions`, and any other api on provider `openrouter` → chat completions, plus the
- *   Mistral id rule when the policy gives `strict9` ids; on verified OpenRouter Anthropic models
+ *   Mistral id rule when the policy gives `strict9` ids, the 40-character id limit for OpenAI and
+ *   GitHub Copilot; on verified OpenRouter Anthropic models
  *   also Anthropic's tool-use id pattern and trailing-prefill rule, because OpenRouter relays the
  *   ids and the conversation to Anthropic unchanged (spec README: "OpenRouter Anthropic routes,
  *   which rewrite no ids").
@@ -17,9 +20,9 @@
  * nothing is reported for it.
  */
 import { OPENAI_RESPONSES_APIS, resolveTranscriptPolicy } from '../policy.ts';
-import { ANTHROPIC_RULES, anthropicToolUseIdPattern, anthropicTrailingPrefill } from './anthropic.ts';
+import { ANTHROPIC_RULES, anthropicToolUseIdPattern, anthropicToolUseInput, anthropicTrailingPrefill } from './anthropic.ts';
 import { BEDROCK_RULES } from './bedrock.ts';
-import { CHAT_COMPLETIONS_RULES } from './chat-completions.ts';
+import { CHAT_COMPLETIONS_RULES, chatToolCallIdLength } from './chat-completions.ts';
 import { GEMINI_RULES } from './gemini.ts';
 import { MISTRAL_RULES } from './mistral.ts';
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
@@ -38,7 +41,7 @@ export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly Invarian
   bedrock: BEDROCK_RULES,
   gemini: GEMINI_RULES,
   'openai-responses': OPENAI_RESPONSES_RULES,
-  'chat-completions': CHAT_COMPLETIONS_RULES,
+  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength],
   mistral: MISTRAL_RULES,
 });
 
@@ -59,15 +62,20 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
     rules.push(...list);
   };
 
-  if (modelApi === 'anthropic-messages') add('anthropic', ANTHROPIC_RULES);
+  // Whose id rule applies: the model the ids reach (the policy's id family, lib/policy.ts).
+  const claudeIds = policy.enforceToolUseIdPattern === 'anthropic';
+  if (modelApi === 'anthropic-messages') add('anthropic', claudeIds ? ANTHROPIC_RULES : ANTHROPIC_RULES.filter((rule) => rule !== anthropicToolUseIdPattern));
   else if (modelApi === 'bedrock-converse-stream') add('bedrock', BEDROCK_RULES);
-  else if (GEMINI_APIS.has(modelApi)) add('gemini', GEMINI_RULES);
-  else if (RESPONSES_APIS.has(modelApi)) add('openai-responses', OPENAI_RESPONSES_RULES);
+  else if (GEMINI_APIS.has(modelApi)) {
+    add('gemini', GEMINI_RULES);
+    // Claude behind Antigravity: the function-call ids go to Claude.
+    if (claudeIds) add('anthropic', [anthropicToolUseIdPattern]);
+  } else if (RESPONSES_APIS.has(modelApi)) add('openai-responses', OPENAI_RESPONSES_RULES);
   else if (modelApi === 'openai-completions' || provider === 'openrouter') {
-    add('chat-completions', CHAT_COMPLETIONS_RULES);
+    add('chat-completions', policy.enforceToolUseIdPattern === 'openai-chat' ? [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength] : CHAT_COMPLETIONS_RULES);
     if (policy.toolCallIdMode === 'strict9') add('mistral', MISTRAL_RULES);
     // The policy's verified-OpenRouter-Anthropic flag (its only non-Messages case).
-    if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicTrailingPrefill]);
+    if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicToolUseInput, anthropicTrailingPrefill]);
   }
   return { families, rules, context };
 }

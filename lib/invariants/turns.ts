@@ -85,6 +85,8 @@ export interface CallRef {
   readonly block: number;
   readonly id: unknown;
   readonly name: unknown;
+  /** What the runtime sends as the call's input: `arguments`, whatever it holds (never `input`). */
+  readonly arguments: unknown;
 }
 
 /** The tool calls of an assistant message, in content order. */
@@ -93,7 +95,7 @@ export function callsOf(message: Record<string, unknown>): CallRef[] {
   if (!Array.isArray(content)) return [];
   const calls: CallRef[] = [];
   content.forEach((block, index) => {
-    if (isRecord(block) && CALL_TYPES.has(block.type as string)) calls.push({ block: index, id: block.id, name: block.name });
+    if (isRecord(block) && CALL_TYPES.has(block.type as string)) calls.push({ block: index, id: block.id, name: block.name, arguments: block.arguments });
   });
   return calls;
 }
@@ -108,6 +110,36 @@ export function callIdsOf(message: Record<string, unknown>): string[] {
 /** The id a result answers on the wire: its `toolCallId` when that is a string. */
 export function resultIdOf(message: Record<string, unknown>): string | undefined {
   return typeof message.toolCallId === 'string' ? message.toolCallId : undefined;
+}
+
+/** A JSON object (what every provider takes as a call's input): not an array, not null. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return isRecord(value);
+}
+
+/**
+ * The calls whose input the provider rejects: `arguments` that is not a JSON object. With
+ * `missingIsEmpty` (the transports that send `arguments ?? {}`), absent or null arguments are fine.
+ */
+export function callsWithInvalidInput(view: ReplayView, missingIsEmpty: boolean): Array<{ index: number; call: CallRef }> {
+  const found: Array<{ index: number; call: CallRef }> = [];
+  for (const turn of view.turns) {
+    if (turn.kind !== 'assistant') continue;
+    const entry = turn.entries[0]!;
+    for (const call of callsOf(entry.message)) {
+      if (isJsonObject(call.arguments)) continue;
+      if (missingIsEmpty && (call.arguments === undefined || call.arguments === null)) continue;
+      found.push({ index: entry.index, call });
+    }
+  }
+  return found;
+}
+
+/** How a call's input is shown in a message: its JSON type. */
+export function showInputType(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /** How an id is shown in a message: quoted, so blanks and padding are visible. */
@@ -135,7 +167,7 @@ export function hasReplayableSignature(block: Record<string, unknown>): boolean 
  * turn may be kept with blank content, because the runtime gives it a caption
  * (`[User sent media without caption]`) at the model boundary.
  */
-export { hasPersistedMediaFacts } from '../../transforms/drop-blank-user-text.ts';
+export { hasPersistedMediaFacts } from '../persisted-media.ts';
 
 export interface ContentFacts {
   /** Blocks the provider receives (or the content is a non-blank string). */

@@ -20,7 +20,7 @@ import { HygieneError } from '../errors.ts';
 import { JsonlLineParser } from '../jsonl.ts';
 import type { HygieneOptions } from '../options.ts';
 import { isRecord, type Message } from '../types.ts';
-import { compactionTimestampOf } from '../../transforms/strip-stale-thinking-signatures.ts';
+import { compactionTimestampOf } from '../timestamps.ts';
 import { buildSessionIndex, openSessionFile, type SessionIndex } from './index-pass.ts';
 import { planEmission } from './active-path.ts';
 import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';

@@ -9,8 +9,12 @@ import type { RecordedCase } from './cases.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { isRoleLess } from '../../transforms/drop-role-less-messages.ts';
 import { replaceUnreadableUserContent } from '../../transforms/replace-unreadable-user-content.ts';
-import { alignToolResultIds, alignToolResultIdsEnabled } from '../../transforms/align-tool-result-ids.ts';
+import { alignToolResultIds } from '../../transforms/align-tool-result-ids.ts';
+import { alignToolCallIds } from '../../transforms/align-tool-call-ids.ts';
 import { dropMergedBlankUserText, dropMergedBlankUserTextEnabled } from '../../transforms/drop-merged-blank-user-text.ts';
+import { dropUnreplayableRedactedThinking } from '../../transforms/drop-unreplayable-redacted-thinking.ts';
+import { normalizeToolCallArguments } from '../../transforms/normalize-tool-call-arguments.ts';
+import { repairPartlessGeminiTurn } from '../../transforms/repair-partless-gemini-turns.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
 import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
@@ -91,32 +95,38 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
 /**
  * The input the reference is asked about: the case's messages after our provider rules that run
  * before every reference step: drop-role-less-messages and replace-unreadable-user-content (every
- * route) and align-tool-result-ids (non-Responses routes). They look at one message at a time and
- * change no pairing id, so the reference's answer to this input is what the project must give for
+ * route), align-tool-result-ids and align-tool-call-ids (every route). They look at one message at a time and
+ * change no id a later step would read differently, so the reference's answer to this input is what the project must give for
  * the original one; a case they leave alone is sent as it is.
  */
-export function referenceInput(messages: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
-  const align = alignToolResultIdsEnabled(resolveTranscriptPolicy(options));
+export function referenceInput(messages: readonly unknown[], _options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const sent = messages.filter((message) => !isPlainObject(message) || !isRoleLess(message as Message));
   return sent.map((message) => {
     if (!isPlainObject(message)) return message;
     const readable = replaceUnreadableUserContent(message as Message);
-    return align ? alignToolResultIds(readable) : readable;
+    return alignToolCallIds(alignToolResultIds(readable));
   });
 }
 
 /**
  * The reference's answer as the project must give it: with our own provider rules that run
  * after every reference step applied to it (spec/README.md, "Provider rules come before the
- * reference"). Today those are drop-merged-blank-user-text, enforce-tool-use-id-pattern,
- * drop-orphaned-tool-results and bridge-bedrock-user-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
+ * reference"). Today those are drop-merged-blank-user-text, drop-unreplayable-redacted-thinking,
+ * normalize-tool-call-arguments, enforce-tool-use-id-pattern,
+ * drop-orphaned-tool-results, bridge-bedrock-user-turns and repair-partless-gemini-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
  */
 export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
   const policy = resolveTranscriptPolicy(options);
   let out = [...expected] as Message[];
+  // drop-unreplayable-redacted-thinking runs right after step 7, but no step after it reads
+  // redacted thinking without data except the sanitizer's §5.5 id keeping, which no recorded case
+  // reaches; applied to the answer it gives the pipeline's output.
   if (dropMergedBlankUserTextEnabled(policy)) out = out.map(dropMergedBlankUserText);
+  out = out.flatMap((message): Message[] => { const kept = dropUnreplayableRedactedThinking(message); return kept === null ? [] : [kept]; });
+  out = out.map((message) => normalizeToolCallArguments(message).message);
   if (policy.enforceToolUseIdPattern !== false) out = enforceToolUseIdPattern(out, policy.enforceToolUseIdPattern);
   if (dropOrphanedToolResultsEnabled(policy)) out = dropOrphanedToolResults(out).messages;
   if (policy.bridgeBedrockUserTurns) out = bridgeBedrockUserTurns(out);
+  if (policy.repairPartlessGeminiTurns) out = out.flatMap((message): Message[] => { const kept = repairPartlessGeminiTurn(message); return kept === null ? [] : [kept]; });
   return out;
 }

@@ -76,6 +76,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   stripAllThinkingBlocks: false,
   enforceToolUseIdPattern: false,
   bridgeBedrockUserTurns: false,
+  repairPartlessGeminiTurns: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */

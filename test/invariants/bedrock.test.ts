@@ -73,10 +73,10 @@ describe('bedrock converse invariants', () => {
     assert.deepEqual(only(violations, 'bedrock/unexpected-tool-result').map((v) => v.id), ['c']);
   });
 
-  test('tool-use-id-pattern: characters and the 64-character limit', () => {
+  test('tool-use-id-pattern: characters and the 64-character limit (dots and colons allowed since 2026-04-02)', () => {
     const long = 'a'.repeat(65);
-    const violations = check([user('q'), assistant([toolCall(long), toolCall('a.b')]), toolResult(long, [text('1')]), toolResult('a.b', [text('2')])]);
-    assert.deepEqual(only(violations, 'bedrock/tool-use-id-pattern').map((v) => v.index), [1, 1, 2, 3]);
+    const violations = check([user('q'), assistant([toolCall(long), toolCall('a|b'), toolCall('functions.read:0')]), toolResult(long, [text('1')]), toolResult('a|b', [text('2')]), toolResult('functions.read:0', [text('3')])]);
+    assert.deepEqual(only(violations, 'bedrock/tool-use-id-pattern').map((v) => `${v.index} ${v.id}`), [`1 ${long}`, '1 a|b', `2 ${long}`, '3 a|b']);
     assert.deepEqual(only(check([user('q'), assistant([toolCall('a'.repeat(64))]), toolResult('a'.repeat(64), [text('1')])]), 'bedrock/tool-use-id-pattern'), []);
   });
 });

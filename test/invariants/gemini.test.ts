@@ -47,4 +47,14 @@ describe('gemini invariants', () => {
     assert.deepEqual(rules(check([user('q'), assistant([toolCall('a'), toolCall('b')]), toolResult('a', [text('1')])])), ['2 gemini/function-response-count']);
     assert.deepEqual(rules(check([user('q'), assistant([toolCall('a')]), toolResult('a', [text('1')]), toolResult('a', [text('2')])])), ['2 gemini/function-response-count']);
   });
+  test('empty-parts: a model or user content Gemini would get no part from', () => {
+    const blankThinking = assistant([{ type: 'thinking', thinking: ' ' }]);
+    const redactedOnly = assistant([{ type: 'redacted_thinking', data: 'opaque' } as never]);
+    const fileOnly = user([{ type: 'file', name: 'x' } as never]);
+    assert.deepEqual(rules(check([user('q'), blankThinking, user('n')])), ['1 gemini/empty-parts']);
+    assert.deepEqual(rules(check([user('q'), redactedOnly])), ['1 gemini/empty-parts']);
+    assert.deepEqual(rules(check([user('q'), assistant([text('a')]), fileOnly])), ['2 gemini/empty-parts']);
+    // Blank user text goes out as a space; signed blank thinking carries its signature.
+    assert.deepEqual(rules(check([user(''), assistant([{ type: 'thinking', thinking: '', thinkingSignature: 'c2ln' }])])), []);
+  });
 });

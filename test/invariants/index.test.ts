@@ -34,7 +34,7 @@ describe('invariantsFor: route to provider families', () => {
 
   test('OpenRouter Anthropic gets only the id pattern and the prefill rule of the Anthropic family', () => {
     const ids = invariantsFor({ provider: 'openrouter', modelApi: 'openai-completions', modelId: 'anthropic/claude-sonnet-4.5' }).rules.map((rule) => rule.id);
-    assert.deepEqual(ids.filter((id) => id.startsWith('anthropic/')), ['anthropic/tool-use-id-pattern', 'anthropic/trailing-prefill']);
+    assert.deepEqual(ids.filter((id) => id.startsWith('anthropic/')), ['anthropic/tool-use-id-pattern', 'anthropic/tool-use-input', 'anthropic/trailing-prefill']);
   });
 
   test('a route without known rules reports nothing, whatever the transcript', () => {
@@ -105,7 +105,7 @@ describe('the replay view', () => {
   });
 
   test('violations come in message order, rule order within a message', () => {
-    const violations = checkTranscript([assistant([toolCall('a.b')]), user('q'), toolResult('zz', [])], {
+    const violations = checkTranscript([assistant([toolCall('a|b')]), user('q'), toolResult('zz', [])], {
       provider: 'amazon-bedrock',
       modelApi: 'bedrock-converse-stream',
       modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',

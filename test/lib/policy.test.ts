@@ -29,7 +29,7 @@ const REFERENCE_FIELDS = [
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
   'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
-  'bridgeBedrockUserTurns',
+  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -493,13 +493,35 @@ describe('project-only fields', () => {
     assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').insertBedrockBootstrapTurn, false);
   });
 
-  test('enforceToolUseIdPattern: routes that send Anthropic tool_use blocks, ours not the reference\'s', () => {
-    assert.equal(resolve('my-anthropic-compat', 'anthropic-messages', 'kimi-k2').enforceToolUseIdPattern, 'anthropic');
+  test('enforceToolUseIdPattern: the id rule of the model the ids reach, ours not the reference\'s', () => {
+    // Claude on anthropic-messages: by provider, or by model id on any gateway.
+    assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').enforceToolUseIdPattern, 'anthropic');
+    assert.equal(resolve('anthropic-vertex', 'anthropic-messages', 'claude-sonnet-4-5@20250929').enforceToolUseIdPattern, 'anthropic');
+    assert.equal(resolve('cloudflare-ai-gateway', 'anthropic-messages', 'claude-sonnet-4-5').enforceToolUseIdPattern, 'anthropic');
+    // Gateways that issue and check their own ids (MiniMax: error 2013) get none.
+    for (const provider of ['minimax', 'minimax-cn', 'minimax-portal']) assert.equal(resolve(provider, 'anthropic-messages', 'MiniMax-M2').enforceToolUseIdPattern, false, provider);
+    assert.equal(resolve('my-anthropic-compat', 'anthropic-messages', 'kimi-k2').enforceToolUseIdPattern, false);
+    // Converse's relaxed pattern on every Bedrock model.
     assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'amazon.nova-pro-v1:0').enforceToolUseIdPattern, 'bedrock');
+    assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'anthropic.claude-sonnet-4-5-20250929-v1:0').enforceToolUseIdPattern, 'bedrock');
     assert.equal(resolve('openrouter', 'openai-completions', 'anthropic/claude-sonnet-4.5').enforceToolUseIdPattern, 'anthropic');
     assert.equal(resolve('openrouter', 'openai-completions', 'moonshotai/kimi-k2').enforceToolUseIdPattern, false);
+    // Claude behind Antigravity: the function-call ids go to Claude.
+    assert.equal(resolve('google-antigravity', 'google-gemini-cli', 'claude-sonnet-4-5').enforceToolUseIdPattern, 'anthropic');
+    assert.equal(resolve('google-antigravity', 'google-gemini-cli', 'gemini-3-pro').enforceToolUseIdPattern, false);
+    // OpenAI and GitHub Copilot chat completions: 40 characters at most.
+    assert.equal(resolve('openai', 'openai-completions', 'gpt-4o').enforceToolUseIdPattern, 'openai-chat');
+    assert.equal(resolve('github-copilot', 'openai-completions', 'gpt-4o').enforceToolUseIdPattern, 'openai-chat');
+    assert.equal(resolve('vllm', 'openai-completions', 'qwen3').enforceToolUseIdPattern, false);
     assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').enforceToolUseIdPattern, false);
     assert.equal(resolve('openai', 'openai-responses', 'gpt-5').enforceToolUseIdPattern, false);
+  });
+
+  test('repairPartlessGeminiTurns: every api that sends Gemini contents, ours not the reference\'s', () => {
+    assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').repairPartlessGeminiTurns, true);
+    assert.equal(resolve('google-antigravity', 'google-gemini-cli', 'claude-sonnet-4-5').repairPartlessGeminiTurns, true);
+    assert.equal(resolve('google-vertex', 'google-vertex', 'gemini-2.5-pro').repairPartlessGeminiTurns, true);
+    assert.equal(resolve('openrouter', 'openai-completions', 'google/gemini-2.5-pro').repairPartlessGeminiTurns, false);
   });
 
   test('bridgeBedrockUserTurns: every bedrock-converse-stream route, ours not the reference\'s', () => {

@@ -1,20 +1,18 @@
 /**
  * What the property tests run: the representative policies, the pipeline as `sanitize` runs it
- * (request-time steps included, fixed clock), and the two lists of what is tolerated for now:
- * - KNOWN_VIOLATIONS: provider-rule violations the output still has, by class, each with the rule
- *   that should handle it (still landing) or the reason none does (no repair in the spec);
+ * (request-time steps included, fixed clock), the provider-rule check (no violation is tolerated)
+ * and the one list of what is tolerated:
  * - KNOWN_NON_IDEMPOTENCE: why a second run may still change the output, each with the spec
- *   passage it follows from or the rule that should make it a fixed point.
- * Every class is matched narrowly (by rule id and a predicate on the output, or on the input where
- * the cause is only visible there), so anything else fails the property. Remove a class when its
- * rule lands: the run prints how often each one was hit.
+ *   passage it follows from (the reference's order of steps) or the rule that should make it a
+ *   fixed point. Every class is matched narrowly (by a predicate on the first run's output), so
+ *   anything else fails the property; the run prints how often each one was hit.
  */
 import { createPipeline } from '../../lib/pipeline.ts';
 import { isHygieneError } from '../../lib/errors.ts';
 import { checkTranscript } from '../../lib/invariants/index.ts';
 import type { CheckRoute, Violation } from '../../lib/invariants/index.ts';
 import type { Message } from '../../lib/types.ts';
-import { buildReplayView, hasReplayableSignature } from '../../lib/invariants/turns.ts';
+import { hasReplayableSignature } from '../../lib/invariants/turns.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { resolveHygieneOptions } from '../../lib/options.ts';
 import { isBareDeliveryMirrorDuplicate, isReasoningOnlyLengthAssistantTurn } from '../../transforms/normalize-assistant-replay-content.ts';
@@ -46,6 +44,8 @@ export const POLICIES: readonly PropertyPolicy[] = [
   { name: 'openai-completions gpt-4o', route: { provider: 'openai', modelApi: 'openai-completions', modelId: 'gpt-4o' }, mayRejectReplay: false },
   { name: 'openrouter mistral (strict9)', route: { provider: 'openrouter', modelApi: 'openai-completions', modelId: 'mistralai/mistral-large' }, mayRejectReplay: false },
   { name: 'vllm', route: { provider: 'vllm', modelApi: 'openai-completions', modelId: 'qwen3' }, mayRejectReplay: false },
+  // Claude's id pattern behind a Gemini wire.
+  { name: 'antigravity claude', route: { provider: 'google-antigravity', modelApi: 'google-gemini-cli', modelId: 'claude-sonnet-4-5' }, mayRejectReplay: false },
 ];
 
 /** The fixed clock of synthetic messages, so two runs can be compared. */
@@ -73,67 +73,14 @@ export function isDocumentedRejection(error: unknown, policy: PropertyPolicy): b
   return policy.mayRejectReplay && isHygieneError(error) && error.code === 'invalid_replay_transcript';
 }
 
-/**
- * A violation class the pipeline does not repair yet, because the rule that should is still
- * landing or because the spec gives no repair. The property tests tolerate these (and count
- * them); every other violation fails. Each class names the rule that should handle it.
- */
-export interface KnownViolationClass {
-  readonly name: string;
-  /** Policies (by name) it applies to; `*` for all. */
-  readonly policies: readonly string[] | '*';
-  /** Invariant rule ids. */
-  readonly rules: readonly string[];
-  /** The violation belongs to the class (judged on the output and the input that produced it). */
-  readonly matches: (violation: Violation, output: readonly Message[], input: readonly unknown[]) => boolean;
-  /** The rule that should handle it, or why none does. */
-  readonly pendingRule: string;
-}
-
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export const KNOWN_VIOLATIONS: readonly KnownViolationClass[] = [
-  {
-    name: 'The latest assistant keeps unreplayable thinking (blank redacted data), left to the request-time recovery path',
-    policies: '*',
-    rules: ['anthropic/thinking-signature'],
-    matches: (violation, output) => {
-      const turns = buildReplayView(output).turns.filter((turn) => turn.kind === 'assistant');
-      return turns[turns.length - 1]?.index === violation.index;
-    },
-    pendingRule: 'none in the replay copy: thinking.md §4.6 preserves the latest assistant untouched and leaves corrupted latest thinking to the recovery retry (§4.16).',
-  },
-  {
-    name: 'A trailing assistant whose only "call" is a snake-case tool_use/function_call block: the prefill strip counts it as a call',
-    policies: '*',
-    rules: ['anthropic/trailing-prefill'],
-    matches: (violation, output) => {
-      const message = output[violation.index];
-      return isObject(message) && Array.isArray(message.content) && (message.content as unknown[]).some((block) => isObject(block) && (block.type === 'tool_use' || block.type === 'function_call'));
-    },
-    pendingRule:
-      'validate-tool-call-inputs keeps snake-case contract call blocks that pairing never pairs (tool-calls.md §2.1); strip-trailing-prefill counts `tool_use` as a call (thinking.md §4.15b, a payload-level test applied to the replay copy).',
-  },
-];
-
-export function knownClassOf(policy: PropertyPolicy, violation: Violation, output: readonly Message[], input: readonly unknown[]): KnownViolationClass | undefined {
-  return KNOWN_VIOLATIONS.find(
-    (known) => (known.policies === '*' || known.policies.includes(policy.name)) && known.rules.includes(violation.rule) && known.matches(violation, output, input),
-  );
-}
-
-/** The violations of the policy's provider rules in the output that no known class covers. */
-export function unexpectedViolations(policy: PropertyPolicy, output: readonly Message[], input: readonly unknown[], tally?: Map<string, number>): Violation[] {
-  const unexpected: Violation[] = [];
-  for (const violation of checkTranscript(output, policy.route)) {
-    const known = knownClassOf(policy, violation, output, input);
-    if (known === undefined) {
-      unexpected.push(violation);
-      continue;
-    }
-    tally?.set(known.name, (tally.get(known.name) ?? 0) + 1);
-  }
-  return unexpected;
+/**
+ * The violations of the policy's provider rules in the output. None is tolerated: a provider
+ * failure is a bug, never a known class.
+ */
+export function providerViolations(policy: PropertyPolicy, output: readonly Message[]): Violation[] {
+  return checkTranscript(output, policy.route);
 }
 
 /**

@@ -2,8 +2,7 @@
  * Property tests: for arbitrary transcripts (test/properties/arbitraries.ts: every message and
  * block shape of the spec, well-formed and broken), the pipeline's output for each representative
  * policy
- * 1. breaks none of the route's provider rules (lib/invariants), except the violation classes
- *    harness.ts lists as known (rules still landing, or no repair in the spec);
+ * 1. breaks none of the route's provider rules (lib/invariants): no violation is tolerated;
  * 2. is produced without throwing, except the documented `invalid_replay_transcript` of the
  *    OpenAI Responses replay invariant;
  * 3. is a fixed point: running the pipeline on its own output gives the same output, except where
@@ -18,16 +17,7 @@ import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { transcriptArbitrary } from './arbitraries.ts';
-import {
-  KNOWN_NON_IDEMPOTENCE,
-  KNOWN_VIOLATIONS,
-  POLICIES,
-  isDocumentedRejection,
-  knownNonIdempotenceOf,
-  runPipeline,
-  unexpectedViolations,
-  type PropertyPolicy,
-} from './harness.ts';
+import { KNOWN_NON_IDEMPOTENCE, POLICIES, isDocumentedRejection, knownNonIdempotenceOf, providerViolations, runPipeline, type PropertyPolicy } from './harness.ts';
 import type { Message } from '../../lib/types.ts';
 
 const RUNS = positiveInteger(process.env.PROPERTY_RUNS, 2000);
@@ -48,8 +38,7 @@ function seedOf(value: string | undefined): number {
   return parsed;
 }
 
-/** What the known classes absorbed over the whole run, for the summary. */
-const violationTally = new Map<string, number>();
+/** What the known non-idempotence classes absorbed over the whole run, for the summary. */
 const idempotenceTally = new Map<string, number>();
 let documentedRejections = 0;
 
@@ -69,7 +58,7 @@ async function checkOne(policy: PropertyPolicy, messages: Message[], thinking: b
     throw new Error(`the pipeline threw (only invalid_replay_transcript is documented): ${(error as Error).stack ?? String(error)}`);
   }
 
-  const unexpected = unexpectedViolations(withThinking, once, messages, violationTally);
+  const unexpected = providerViolations(withThinking, once);
   assert.deepEqual(unexpected, [], `output breaks ${policy.name} provider rules:\n${unexpected.map((v) => `  ${v.index} ${v.rule}: ${v.message}`).join('\n')}\noutput: ${show(once)}`);
 
   let twice: Message[] | undefined;
@@ -103,9 +92,8 @@ describe(`pipeline properties (${RUNS} transcripts per policy, seed ${SEED})`, (
   }
 
   after(() => {
-    // The tolerated classes, so they stay visible (and a class that no longer occurs can be removed).
+    // The tolerated non-idempotence classes, so they stay visible (and a class that no longer occurs can be removed).
     const lines = [`property seed ${SEED}, ${RUNS} runs per policy; documented invalid_replay_transcript rejections: ${documentedRejections}`];
-    for (const known of KNOWN_VIOLATIONS) lines.push(`  known violation class (${violationTally.get(known.name) ?? 0}): ${known.name}`);
     for (const known of KNOWN_NON_IDEMPOTENCE) lines.push(`  known non-idempotence (${idempotenceTally.get(known.name) ?? 0}): ${known.name}`);
     if (process.env.PROPERTY_SUMMARY !== '0') console.log(lines.join('\n'));
   });

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { alignToolResultIds, alignToolResultIdsEnabled, alignToolResultIdsRule } from '../../transforms/align-tool-result-ids.ts';
-import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { alignToolResultIds, alignToolResultIdsRule } from '../../transforms/align-tool-result-ids.ts';
 import { sanitizeSessionHistory } from '../../lib/index.ts';
 import { checkTranscript } from '../../lib/invariants/index.ts';
 import { JsonlLineParser, stringifyMessage } from '../../lib/jsonl.ts';
@@ -41,9 +40,21 @@ test('the rule counts, and patches the original line when only string ids change
   assert.equal(stringifyMessage(output[0]!), line.replace('" a "', '"a"') + '\n');
 });
 
-test('not on OpenAI Responses routes, whose ids carry call and item parts', () => {
-  assert.equal(alignToolResultIdsEnabled(resolveTranscriptPolicy({ provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' })), false);
-  assert.equal(alignToolResultIdsEnabled(resolveTranscriptPolicy({ provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' })), true);
+test('OpenAI Responses: a blank toolCallId with the id in an alias answers its call instead of going out as call_id ""', async () => {
+  const route = { provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' };
+  for (const alias of ['call_id', 'tool_use_id', 'toolUseId']) {
+    const session: Message[] = [
+      { role: 'user', content: 'q', timestamp: 1 },
+      { role: 'assistant', content: [{ type: 'toolCall', id: 'call_a|fc_1', name: 'read', arguments: {} }], stopReason: 'toolUse', timestamp: 2 },
+      R({ toolCallId: '', [alias]: 'call_a|fc_1', timestamp: 3 }),
+      { role: 'user', content: 'next', timestamp: 4 },
+    ];
+    const out = await sanitizeSessionHistory(structuredClone(session), route);
+    assert.deepEqual(checkTranscript(out, route), [], alias);
+    const result = out.find((m) => m.role === 'toolResult')!;
+    assert.equal(result.toolCallId, 'call_a', alias);
+    assert.deepEqual(result.content, [{ type: 'text', text: 'ok' }], `${alias}: the real output is kept`);
+  }
 });
 
 test('through the pipeline: a padded or alias-only result id answers its call instead of being orphaned', async () => {

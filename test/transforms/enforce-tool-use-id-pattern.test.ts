@@ -25,7 +25,8 @@ test('a Kimi-native id is replaced in the call and in the results that answer it
   const input = deepFreeze([U('q'), A(call('functions.read:0'), call('toolu_ok')), R('functions.read:0', { call_id: 'functions.read:0' }), R('toolu_ok'), U('next')]);
   const out = enforceToolUseIdPattern(input, 'anthropic');
   const next = expectedId('functions.read:0', 1);
-  assert.match(next, TOOL_USE_ID_PATTERNS.bedrock);
+  assert.match(next, TOOL_USE_ID_PATTERNS.anthropic);
+  assert.match(next, TOOL_USE_ID_PATTERNS['openai-chat']);
   assert.match(next, /^[a-zA-Z0-9]{1,40}$/, 'an id the strict sanitizer keeps: a second run changes nothing');
   assert.deepEqual(idsOf(out[1]!), [next, 'toolu_ok']);
   assert.deepEqual(out[2], { ...input[2], toolCallId: next, call_id: next });
@@ -43,13 +44,14 @@ test('the same bad id called twice gets two ids; each result takes its own, in o
 
 test('Bedrock: an id over 64 characters is replaced (Anthropic keeps it); a taken candidate moves to the next attempt', () => {
   const long = 'x'.repeat(65);
-  const taken = expectedId('::', 1, 0);
-  const input = deepFreeze([A(call(taken)), R(taken), A(call(long), call('::')), R(long), R('::')]);
+  const taken = expectedId('||', 1, 0);
+  const input = deepFreeze([A(call(taken)), R(taken), A(call(long), call('||'), call('functions.read:0')), R(long), R('||'), R('functions.read:0')]);
   assert.deepEqual(idsOf(enforceToolUseIdPattern(input, 'anthropic')[2]!)[0], long);
   const out = enforceToolUseIdPattern(input, 'bedrock');
-  assert.deepEqual(idsOf(out[2]!), [expectedId(long, 1), expectedId('::', 1, 1)]);
+  assert.deepEqual(idsOf(out[2]!), [expectedId(long, 1), expectedId('||', 1, 1), 'functions.read:0'], 'a Kimi id fits the relaxed pattern');
   assert.equal(out[3]!.toolCallId, expectedId(long, 1));
-  assert.equal(out[4]!.toolCallId, expectedId('::', 1, 1));
+  assert.equal(out[4]!.toolCallId, expectedId('||', 1, 1));
+  assert.equal(out[5], input[5]);
   for (const id of idsOf(out[2]!)) assert.match(id, TOOL_USE_ID_PATTERNS.bedrock);
 });
 
@@ -62,25 +64,47 @@ test('a bad result id that answers no rewritten call is left for drop-orphaned-t
 
 test('the rule counts, and patches the original line instead of stringifying the turn', () => {
   const line = '{"role":"assistant","content":[{"type":"text","text":"go"},{"type":"toolCall","id":"functions.bash:3","name":"bash","arguments":{"cmd":"ls"}}],"stopReason":"toolUse"}';
+  // Anthropic's pattern: Bedrock keeps this id since its pattern was relaxed.
   const parsed = new JsonlLineParser().parse(line)!;
-  const { output, counts } = runRule(enforceToolUseIdPatternRule, [parsed, R('functions.bash:3')], { policy: { enforceToolUseIdPattern: 'bedrock' } });
+  const { output, counts } = runRule(enforceToolUseIdPatternRule, [parsed, R('functions.bash:3')], { policy: { enforceToolUseIdPattern: 'anthropic' } });
   assert.deepEqual(counts, { idsRewritten: 1, resultsRewritten: 1 });
   assert.equal(stringifyMessage(output[0]!), JSON.stringify(output[0]) + '\n');
   assert.equal(stringifyMessage(output[0]!), line.replace('functions.bash:3', expectedId('functions.bash:3', 1)) + '\n');
 });
 
-test('through the pipeline: a session that switched from Kimi to Claude replays with ids Anthropic and Bedrock accept', async () => {
+test('through the pipeline: a session that switched from Kimi to Claude replays with ids Claude accepts; Bedrock and MiniMax keep them', async () => {
   const session = [U('q'), A(call('functions.read:0')), R('functions.read:0'), U('again'), A(call('functions.read:1')), R('functions.read:1'), U('done?')];
+  const ids = (out: Message[]): string[] => out.filter((m) => m.role === 'toolResult').map((m) => m.toolCallId as string);
   for (const route of [
     { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' },
-    { provider: 'amazon-bedrock', modelApi: 'bedrock-converse-stream', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0' },
+    { provider: 'google-antigravity', modelApi: 'google-gemini-cli', modelId: 'claude-sonnet-4-5' },
   ]) {
-    assert.ok(checkTranscript(session, route).some((v) => v.rule.endsWith('/tool-use-id-pattern')), 'the input breaks the pattern');
+    assert.ok(checkTranscript(session, route).some((v) => v.rule.endsWith('/tool-use-id-pattern')), `${route.provider}: the input breaks the pattern`);
     const out = await sanitizeSessionHistory(structuredClone(session), route);
-    // Bedrock's alternation (a user turn after a tool result run) is a class of its own, not this rule's.
-    const broken = checkTranscript(out, route).filter((v) => v.rule !== 'bedrock/alternation');
-    assert.deepEqual(broken, [], route.modelApi);
-    assert.equal(out.filter((m) => m.role === 'toolResult').length, 2, 'both results kept, none synthetic');
+    assert.deepEqual(checkTranscript(out, route), [], route.provider);
+    assert.equal(ids(out).length, 2, 'both results kept, none synthetic');
+    assert.ok(ids(out).every((id) => TOOL_USE_ID_PATTERNS.anthropic.test(id)), route.provider);
     assert.ok(out.filter((m) => m.role === 'toolResult').every((m) => (m.content as Array<{ text: string }>)[0]?.text !== undefined && !(m.isError === true)));
   }
+  // Ids the provider accepts are not rewritten: Bedrock's relaxed pattern, MiniMax's own ids.
+  for (const route of [
+    { provider: 'amazon-bedrock', modelApi: 'bedrock-converse-stream', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0' },
+    { provider: 'minimax', modelApi: 'anthropic-messages', modelId: 'MiniMax-M2' },
+  ]) {
+    assert.ok(!checkTranscript(session, route).some((v) => v.rule.endsWith('/tool-use-id-pattern')), route.provider);
+    const out = await sanitizeSessionHistory(structuredClone(session), route);
+    assert.deepEqual(checkTranscript(out, route), [], route.provider);
+    assert.ok(ids(out).includes('functions.read:0'), `${route.provider}: ${ids(out).join(', ')}`);
+  }
+});
+
+test('OpenAI chat completions: an id over 40 characters gets a new one, its result with it', async () => {
+  const long = `call_${'a'.repeat(41)}`;
+  const route = { provider: 'github-copilot', modelApi: 'openai-completions', modelId: 'gpt-4o' };
+  const session = [U('q'), A(call(long)), R(long), U('next')];
+  assert.deepEqual(checkTranscript(session, route).map((v) => v.rule), ['chat-completions/tool-call-id-length', 'chat-completions/tool-call-id-length']);
+  const out = await sanitizeSessionHistory(structuredClone(session), route);
+  assert.deepEqual(checkTranscript(out, route), []);
+  assert.equal(idsOf(out[1]!)[0], out[2]!.toolCallId);
+  assert.ok((out[2]!.toolCallId as string).length <= 40);
 });
