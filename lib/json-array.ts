@@ -10,6 +10,7 @@ import { Readable, type Duplex } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import type { Message } from './types.ts';
 import type { ByteSource } from './jsonl.ts';
+import { peekFirstText } from './peek-input.ts';
 
 const BATCH_SIZE = 256;
 
@@ -69,26 +70,7 @@ export async function* readJsonArrayMessages(
 }
 
 /** Whether the first non-blank character is `{` (a wrapper object); the input again from its start. */
-async function startsWithObject(input: ByteSource): Promise<{ wrapped: boolean; input: AsyncGenerator<Buffer | string> }> {
-  const iterator = Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
-  const seen: Array<Buffer | string> = [];
-  let wrapped = false;
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) break;
-    seen.push(next.value);
-    const text = (typeof next.value === 'string' ? next.value : next.value.toString('utf8', 0, Math.min(next.value.length, 4096))).replace(/^\uFEFF/, '').trimStart();
-    if (text === '') continue;
-    wrapped = text.startsWith('{');
-    break;
-  }
-  async function* replay(): AsyncGenerator<Buffer | string> {
-    yield* seen;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  }
-  return { wrapped, input: replay() };
+async function startsWithObject(source: ByteSource): Promise<{ wrapped: boolean; input: AsyncGenerator<Buffer | string> }> {
+  const { first, input } = await peekFirstText(source);
+  return { wrapped: first.startsWith('{'), input };
 }

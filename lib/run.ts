@@ -9,6 +9,7 @@ import { compactionTimestampOf } from './timestamps.ts';
 import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages, startsJsonList } from './json-array.ts';
+import { peekFirstText } from './peek-input.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
@@ -29,34 +30,10 @@ export interface SanitizeStreamParams {
   dropForeignRoles?: boolean;
 }
 
-/** Looks at the first non-blank character without consuming the input. */
+/** JSONL or a JSON array, from the first non-blank character, without consuming the input. */
 async function detectFormat(source: ByteSource): Promise<{ format: 'jsonl' | 'json'; input: ByteSource }> {
-  const iterator = toAsyncIterator(source);
-  const seen: Array<Buffer | string> = [];
-  let format: 'jsonl' | 'json' = 'jsonl';
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) break;
-    seen.push(next.value);
-    const text = typeof next.value === 'string' ? next.value : next.value.toString('utf8', 0, Math.min(next.value.length, 4096));
-    const first = text.replace(/^\uFEFF/, '').trimStart();
-    if (first === '') continue;
-    format = startsJsonList(first) ? 'json' : 'jsonl';
-    break;
-  }
-  async function* replay(): AsyncGenerator<Buffer | string> {
-    yield* seen;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  }
-  return { format, input: replay() };
-}
-
-function toAsyncIterator(source: ByteSource): AsyncIterator<Buffer | string> | Iterator<Buffer | string> {
-  return Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
+  const { first, input } = await peekFirstText(source);
+  return { format: first !== '' && startsJsonList(first) ? 'json' : 'jsonl', input };
 }
 
 export async function sanitizeStream(params: SanitizeStreamParams): Promise<HygieneStats> {
