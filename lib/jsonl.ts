@@ -11,7 +11,7 @@
  * line instead of calling JSON.stringify. When a rule returned a copy and recorded its edits
  * (lib/message-edits.ts), the writer patches the original line where it can.
  */
-import { StringDecoder } from 'node:string_decoder';
+import { Buffer } from 'node:buffer';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
@@ -23,7 +23,22 @@ export { inputLineOf };
 /** Bytes or text in chunks: a Readable, an async generator, or an array of chunks. */
 export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
-const rawLines = new WeakMap<object, string>();
+/**
+ * The original line, as a non-enumerable symbol property of the message it was parsed to: it
+ * goes with the message, and neither JSON.stringify nor a spread copies it (a copy is another
+ * message). Not a WeakMap: V8's young-generation collector treats WeakMap values as alive, so
+ * every line (the bulk of the input) was promoted to the old generation with it.
+ */
+const RAW_LINE = Symbol('transcript-hygiene.rawLine');
+
+const rawLines = {
+  get(message: object): string | undefined {
+    return (message as { [RAW_LINE]?: string })[RAW_LINE];
+  },
+  set(message: object, line: string): void {
+    Object.defineProperty(message, RAW_LINE, { value: line, configurable: true });
+  },
+};
 
 /** The original line of a message read from JSONL, if it is still the same object. */
 export function rawLineOf(message: Message): string | undefined {
@@ -135,35 +150,60 @@ export class JsonlLineParser {
   }
 }
 
-/** Splits decoded text into lines (LF or CRLF); keeps the unfinished tail between chunks. */
+/**
+ * Splits bytes into lines (LF or CRLF) and decodes each line on its own; keeps the unfinished
+ * tail between chunks. LF never occurs inside a multi-byte UTF-8 sequence, so cutting the bytes
+ * there is safe. Not a StringDecoder over the whole chunk: a decoded chunk over 128 KiB is a
+ * large-object string that V8 maps and unmaps on its own, and with 256 KiB reads that alone cost
+ * more than parsing (10 s of 20 on 1.6 GB, mostly system time); a line is usually far smaller.
+ */
 export class LineSplitter {
-  private decoder = new StringDecoder('utf8');
-  private rest = '';
+  /** Bytes of the line the previous chunks cut, in order. */
+  private carry: Buffer[] = [];
 
   push(chunk: Buffer | string): string[] {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    const firstNewline = text.indexOf('\n');
-    if (firstNewline < 0) {
-      this.rest += text;
-      return [];
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    const lines: string[] = [];
+    let start = 0;
+    let newline = bytes.indexOf(LF);
+    if (newline < 0) {
+      // Copied: the caller may reuse the chunk's memory (lib/file-chunks.ts).
+      if (bytes.length > 0) this.carry.push(Buffer.from(bytes));
+      return lines;
     }
-    // Join only the line cut by the previous chunk, not the whole chunk, with what was left over.
-    const lines = text.slice(firstNewline + 1).split('\n');
-    lines.unshift(this.rest + text.slice(0, firstNewline));
-    this.rest = lines.pop()!;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (line.charCodeAt(line.length - 1) === 13) lines[i] = line.slice(0, -1);
+    if (this.carry.length > 0) {
+      this.carry.push(bytes.subarray(0, newline));
+      const joined = Buffer.concat(this.carry);
+      this.carry = [];
+      lines.push(decodeLine(joined, 0, joined.length));
+      start = newline + 1;
+      newline = bytes.indexOf(LF, start);
     }
+    while (newline >= 0) {
+      lines.push(decodeLine(bytes, start, newline));
+      start = newline + 1;
+      newline = bytes.indexOf(LF, start);
+    }
+    // A copy, not a view: a view would keep the whole chunk alive for its last few bytes.
+    if (start < bytes.length) this.carry.push(Buffer.from(bytes.subarray(start)));
     return lines;
   }
 
   end(): string[] {
-    const tail = this.rest + this.decoder.end();
-    this.rest = '';
-    if (tail === '') return [];
-    return [tail.charCodeAt(tail.length - 1) === 13 ? tail.slice(0, -1) : tail];
+    if (this.carry.length === 0) return [];
+    const tail = Buffer.concat(this.carry);
+    this.carry = [];
+    return [decodeLine(tail, 0, tail.length)];
   }
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Bytes [start, end) as text, one trailing CR left out. */
+function decodeLine(bytes: Buffer, start: number, end: number): string {
+  if (end > start && bytes[end - 1] === CR) end--;
+  return bytes.toString('utf8', start, end);
 }
 
 /** Reads JSONL and yields messages in batches (one batch per input chunk), so per-message async overhead stays out of the loop. */

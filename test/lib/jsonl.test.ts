@@ -29,6 +29,24 @@ describe('LineSplitter', () => {
     lines.push(...splitter.end());
     assert.deepEqual(lines, ['a', 'zé', '€x']);
   });
+
+  test('takes what it needs from each chunk: a caller may overwrite the chunk before the next push', () => {
+    // lib/file-chunks.ts reads every chunk into the same buffer.
+    const text = 'first line\r\n{"k":"ünï"}\nlong line without an end in this chunk' + '-'.repeat(40) + '\r\nz';
+    for (const size of [1, 2, 5, 16, 64]) {
+      const shared = Buffer.alloc(size);
+      const bytes = Buffer.from(text, 'utf8');
+      const splitter = new LineSplitter();
+      const lines: string[] = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        const n = bytes.copy(shared, 0, at, at + size);
+        lines.push(...splitter.push(shared.subarray(0, n)));
+        shared.fill(0x41);
+      }
+      lines.push(...splitter.end());
+      assert.deepEqual(lines, text.split(/\r?\n/), `chunks of ${size}`);
+    }
+  });
 });
 
 describe('readJsonlMessages', () => {
