@@ -12,7 +12,7 @@
  * has this id" (a key inside an assistant block or a hash collision only makes a frame wait
  * longer), so the shortcut never changes the output, only memory and speed.
  */
-import { createReadStream } from 'node:fs';
+import { readFileChunks } from './file-chunks.ts';
 
 /** The six result-id keys, found through their two possible endings so each chunk is searched twice, not six times. */
 const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
@@ -161,10 +161,11 @@ export async function scanInputFile(path: string): Promise<InputScan> {
     scanLines(buffer, lastLine, resultIndex);
     collectSummaries(buffer, compactionSummaries);
   };
-  // Lines cut by a chunk boundary are joined in a small buffer; the rest of each chunk is scanned in place.
+  // Lines cut by a chunk boundary are joined in a small buffer (a copy: the chunk's memory is
+  // reused for the next read); the rest of each chunk is scanned in place.
   let carry: Buffer = Buffer.alloc(0);
   let line = 1;
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of readFileChunks(path, 4 << 20)) {
     const firstNewline = chunk.indexOf(NEWLINE);
     if (firstNewline < 0) {
       carry = carry.length > 0 ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);

@@ -10,6 +10,7 @@ import { createPipeline } from './pipeline.ts';
 import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages, startsJsonList } from './json-array.ts';
 import { peekFirstText } from './peek-input.ts';
+import { readFileChunks } from './file-chunks.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
@@ -79,14 +80,14 @@ export interface SanitizeFileParams extends Omit<SanitizeStreamParams, 'input' |
  * and the compaction-stale signature rule never holds at all (see result-index.ts).
  */
 export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneStats> {
-  const input = (): ByteSource => createReadStream(params.path, { highWaterMark: 256 * 1024 });
   let format = params.format ?? 'auto';
   if (format === 'auto') {
     const probe = createReadStream(params.path, { start: 0, end: 64 * 1024 - 1 });
     format = (await detectFormat(probe)).format;
     probe.destroy();
   }
-  if (format !== 'jsonl') return sanitizeStream({ ...params, input: input(), source: params.path, format });
+  // The JSON-array tokenizer may hold on to chunks: it reads a stream, not the reused buffer.
+  if (format !== 'jsonl') return sanitizeStream({ ...params, input: createReadStream(params.path), source: params.path, format });
   // A session file (header and entries): its active branch, through the index and read passes (lib/session/).
   if ((await probeFileKind(params.path)) === 'session') {
     return sanitizeSessionFile({ path: params.path, output: params.output, options: params.options, dropForeignRoles: params.dropForeignRoles });
@@ -99,7 +100,7 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
   }
   return sanitizeStream({
     ...params,
-    input: input(),
+    input: readFileChunks(params.path),
     source: params.path,
     format,
     options: { compactionTimestamp, ...params.options, resultIndex: scan.resultIndex },
