@@ -17,7 +17,7 @@ export async function runFloor(input: string, output: string): Promise<{ ms: num
   const out = createWriteStream(output);
   let rest = '';
   let messages = 0;
-  for await (const chunk of createReadStream(input, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
+  for await (const chunk of createReadStream(input, { encoding: 'utf8' })) {
     const lines = (rest + (chunk as string)).split('\n');
     rest = lines.pop()!;
     let text = '';
