@@ -20,8 +20,8 @@ const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
   { ending: Buffer.from('_id"', 'latin1'), keys: ['"tool_call_id"', '"tool_use_id"', '"call_id"'].map((key) => Buffer.from(key, 'latin1')) },
 ];
 
-/** FNV-1a, 32 bits: ids are kept as numbers so the index stays small on sessions with millions of calls. */
-function hashId(id: string): number {
+/** FNV-1a, 32 bits. A collision only makes pairing wait longer, never changes its output. */
+export function hashResultId(id: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
     hash ^= id.charCodeAt(i);
@@ -30,22 +30,59 @@ function hashId(id: string): number {
   return hash >>> 0;
 }
 
+/**
+ * Id hash -> the last input line (1-based) at which a tool result may carry it. An
+ * open-addressing table of typed arrays filled to at most three quarters (no object per id, and
+ * nothing for the collector to trace): a million results cost 8-16 MiB.
+ */
 export class ResultIdIndex {
-  private readonly lastLine = new Map<number, number>();
+  private keys = new Uint32Array(1 << 10);
+  private values = new Int32Array(1 << 10);
+  private used = 0;
 
   record(id: string, line: number): void {
-    const key = hashId(id.trim());
-    const previous = this.lastLine.get(key);
-    if (previous === undefined || previous < line) this.lastLine.set(key, line);
+    this.recordHash(hashResultId(id.trim()), line);
+  }
+
+  recordHash(hash: number, line: number): void {
+    const slot = this.slotOf(hash);
+    if (this.values[slot] === 0) {
+      this.keys[slot] = hash;
+      this.values[slot] = line;
+      if (++this.used * 4 > this.values.length * 3) this.grow();
+    } else if (this.values[slot]! < line) {
+      this.values[slot] = line;
+    }
   }
 
   /** The last input line (1-based) where a result may carry this id, or 0 when none does. */
   lastLineOf(id: string): number {
-    return this.lastLine.get(hashId(id.trim())) ?? 0;
+    return this.values[this.slotOf(hashResultId(id.trim()))]!;
   }
 
   get size(): number {
-    return this.lastLine.size;
+    return this.used;
+  }
+
+  /** The slot holding `hash`, or the empty slot where it would go (lines are >= 1, so 0 marks empty). */
+  private slotOf(hash: number): number {
+    const mask = this.values.length - 1;
+    let slot = (Math.imul(hash, 0x9e3779b1) >>> 0) & mask;
+    while (this.values[slot] !== 0 && this.keys[slot] !== hash) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const values = this.values;
+    this.keys = new Uint32Array(keys.length * 2);
+    this.values = new Int32Array(values.length * 2);
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] === 0) continue;
+      const slot = this.slotOf(keys[i]!);
+      this.keys[slot] = keys[i]!;
+      this.values[slot] = values[i]!;
+    }
   }
 }
 

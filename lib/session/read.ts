@@ -25,7 +25,7 @@ import { buildSessionIndex, openSessionFile, type SessionIndex } from './index-p
 import { planEmission } from './active-path.ts';
 import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
-import { SessionResultIndex } from './result-ids.ts';
+import { ResultIdIndex } from '../result-index.ts';
 import { F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
 import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
 
@@ -77,7 +77,7 @@ export interface SessionMessages extends AsyncIterable<Message> {
   /** S of thinking.md §4.11 for the route given in the options, if the model switched. */
   readonly modelSwitchedAt: number | undefined;
   /** Where tool results sit in the projected stream (positions = recorded input lines). */
-  readonly resultIndex: SessionResultIndex;
+  readonly resultIndex: ResultIdIndex;
   readonly stats: SessionReadStats;
   /** The caller's options with the session's facts added (the caller's own values win). */
   hygieneOptions(base?: HygieneOptions): HygieneOptions;
@@ -218,7 +218,7 @@ interface Prepared {
   compactionTimestamp: number | null;
   model: SessionModel | null;
   modelSwitchedAt: number | undefined;
-  resultIndex: SessionResultIndex;
+  resultIndex: ResultIdIndex;
   bytesRead: number;
 }
 
@@ -265,7 +265,7 @@ async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnaps
       }
       if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
     }
-    const resultIndex = new SessionResultIndex();
+    const resultIndex = new ResultIdIndex();
     for (let i = 0; i < index.resultEntry.length; i++) {
       const position = positions[index.resultEntry.get(i)]!;
       if (position > 0) resultIndex.recordHash(index.resultHash.get(i), position);

@@ -8,72 +8,8 @@
  * the reader records as their input lines (jsonl.ts `inputLineOf`).
  */
 import { Buffer } from 'node:buffer';
-import { ResultIdIndex } from '../result-index.ts';
 
-/** FNV-1a, 32 bits. A collision only makes pairing wait longer, never changes its output. */
-export function hashResultId(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
-/**
- * The result-id index of a projected session: id hash -> the last position at which a tool
- * result may carry it. An open-addressing table of typed arrays (no object per id), so a
- * session with a million results costs a few megabytes and no garbage.
- */
-export class SessionResultIndex extends ResultIdIndex {
-  private keys = new Uint32Array(1 << 10);
-  private values = new Int32Array(1 << 10);
-  private used = 0;
-
-  override record(id: string, position: number): void {
-    this.recordHash(hashResultId(id.trim()), position);
-  }
-
-  recordHash(hash: number, position: number): void {
-    const slot = this.slotOf(hash);
-    if (this.values[slot] === 0) {
-      this.keys[slot] = hash;
-      this.values[slot] = position;
-      if (++this.used * 4 > this.values.length * 3) this.grow();
-    } else if (this.values[slot]! < position) {
-      this.values[slot] = position;
-    }
-  }
-
-  override lastLineOf(id: string): number {
-    return this.values[this.slotOf(hashResultId(id.trim()))]!;
-  }
-
-  override get size(): number {
-    return this.used;
-  }
-
-  /** The slot holding `hash`, or the empty slot where it would go (positions are >= 1, so 0 marks empty). */
-  private slotOf(hash: number): number {
-    const mask = this.values.length - 1;
-    let slot = (Math.imul(hash, 0x9e3779b1) >>> 0) & mask;
-    while (this.values[slot] !== 0 && this.keys[slot] !== hash) slot = (slot + 1) & mask;
-    return slot;
-  }
-
-  private grow(): void {
-    const keys = this.keys;
-    const values = this.values;
-    this.keys = new Uint32Array(keys.length * 2);
-    this.values = new Int32Array(values.length * 2);
-    for (let i = 0; i < values.length; i++) {
-      if (values[i] === 0) continue;
-      const slot = this.slotOf(keys[i]!);
-      this.keys[slot] = keys[i]!;
-      this.values[slot] = values[i]!;
-    }
-  }
-}
+export { hashResultId } from '../result-index.ts';
 
 const RESULT_ID_KEYS = ['toolCallId', 'toolUseId', 'tool_call_id', 'tool_use_id', 'callId', 'call_id'] as const;
 

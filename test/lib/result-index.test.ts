@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultIdIndex, scanInputFile, scanResultIds } from '../../lib/result-index.ts';
+import { ResultIdIndex, hashResultId, scanInputFile, scanResultIds } from '../../lib/result-index.ts';
 import { sanitizeFile } from '../../lib/run.ts';
 import { Writable } from 'node:stream';
 import { readJsonlMessages } from '../../lib/jsonl.ts';
@@ -161,4 +161,22 @@ describe('compaction summaries in the pre-scan', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('ResultIdIndex: the last line per trimmed id, by id or by its hash', () => {
+  const index = new ResultIdIndex();
+  index.record(' call_1 ', 3);
+  index.record('call_1', 2);
+  index.recordHash(hashResultId('call_2'), 9);
+  assert.equal(index.lastLineOf('call_1'), 3);
+  assert.equal(index.lastLineOf('call_2 '), 9);
+  assert.equal(index.lastLineOf('nope'), 0);
+  assert.equal(index.size, 2);
+});
+
+test('grows past its first table and keeps every id', () => {
+  const index = new ResultIdIndex();
+  for (let i = 1; i <= 50_000; i++) index.record(`toolu_${i}`, i);
+  for (let i = 1; i <= 50_000; i += 997) assert.equal(index.lastLineOf(`toolu_${i}`), i);
+  assert.equal(index.size, 50_000);
 });
