@@ -12,7 +12,7 @@ import { peakRssKb } from '../lib/peak-rss.ts';
 
 const [input, output, provider, modelApi, modelId] = process.argv.slice(2);
 const started = performance.now();
-const out = createWriteStream(output!);
+const out = createWriteStream(output!, { highWaterMark: 1 << 20 });
 const stats = await sanitizeFile({ path: input!, output: out, options: { provider, modelApi, modelId } });
 out.end();
 await finished(out);

@@ -111,7 +111,9 @@ class LineWindow {
     else if (this.buffer.length > this.size && length <= this.size) this.buffer = Buffer.allocUnsafe(this.size);
     let filled = 0;
     while (filled < this.buffer.length) {
-      const { bytesRead } = await this.handle.read(this.buffer, filled, this.buffer.length - filled, offset + filled);
+      // Synchronous, as in line-reader.ts: the copy from the page cache costs less than the
+      // thread-pool round trip the main thread would wait for.
+      const bytesRead = readSync(this.handle.fd, this.buffer, filled, this.buffer.length - filled, offset + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
