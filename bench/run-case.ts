@@ -8,6 +8,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { sanitizeFile } from '../lib/run.ts';
+import { OUTPUT_HIGH_WATER_MARK } from '../lib/atomic-write.ts';
 import { peakRssKb } from '../lib/peak-rss.ts';
 
 const [input, output, provider, modelApi, modelId] = process.argv.slice(2);

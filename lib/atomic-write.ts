@@ -19,6 +19,13 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 
+/**
+ * The high-water mark of the output files the command opens: with node's 16 KiB every 64 KiB
+ * write filled the stream, and the pipeline (lib/jsonl.ts JsonlWriter) waited for each write
+ * to reach the file before it went on; with 1 MiB the writes run beside the rules.
+ */
+export const OUTPUT_HIGH_WATER_MARK = 1 << 20;
+
 // ---------------------------------------------------------------------------------------------
 // Temporary files removed when the process is stopped
 
@@ -192,7 +199,7 @@ function atomicFile(target: string, file: string, direct: boolean, handle: FileH
     stream() {
       if (stream === undefined) {
         // On the raw descriptor: a FileHandle's own stream holds a reference that keeps close() waiting.
-        stream = createWriteStream('', { fd: handle.fd, autoClose: false });
+        stream = createWriteStream('', { fd: handle.fd, autoClose: false, highWaterMark: OUTPUT_HIGH_WATER_MARK });
         // Errors surface through finish() (or the writer's drain); never as an unhandled event.
         stream.on('error', () => undefined);
       }
