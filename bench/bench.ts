@@ -10,7 +10,9 @@
  * Each size is run on two workloads: `agent` (the Anthropic agent session above) and
  * `mixed-provider` (a session that switches between Anthropic- and OpenAI-Responses-shaped
  * turns, about 5.4 KB a message; see bench/generate.ts), the latter on the anthropic and
- * openai-responses routes, each with its own floor on its own file.
+ * openai-responses routes, each with its own floor on its own file. Each workload is written in
+ * two formats: as an OpenClaw session file (header, entries with ids and parents, read through
+ * the session reader) and as bare messages, one a line (`(bare messages)` in the workload's name).
  *
  * Then the image-heavy case: bench/images.ts in its `pipeline` mode (the command's path, every
  * rule of the anthropic route) on sessions with 500 and 2,000 images of 1-4 MB among 25 messages
@@ -20,8 +22,8 @@
  * Every case runs in a child with the command's process settings (bench/cli-settings.ts).
  *
  * Options: --sizes 10000,100000 (default 10000,100000,1000000), --workloads agent,mixed-provider
- * (default both), --images 500,2000 (image
- * counts; --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
+ * (default both), --formats session,messages (default both), --images 500,2000 (image counts;
+ * --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
  * files), --dir DIR (where to generate; default the OS temporary directory), --results FILE
  * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts).
  *
@@ -40,9 +42,6 @@ import { runImageBench, type ImageRow } from './image-case.ts';
 import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
 import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
-/** The bare-messages workload: the agent workload written as bare messages (no session entries). */
-const BARE_WORKLOAD = 'bare-messages';
-
 /** Routes run on the mixed-provider workload: the two its turns come from. */
 const MIXED_ROUTES = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
 
@@ -50,6 +49,7 @@ const { values } = parseArgs({
   options: {
     sizes: { type: 'string' },
     workloads: { type: 'string' },
+    formats: { type: 'string' },
     images: { type: 'string' },
     'image-concurrency': { type: 'string' },
     keep: { type: 'boolean' },
@@ -58,6 +58,8 @@ const { values } = parseArgs({
   },
 });
 const workloads = (values.workloads ?? 'agent,mixed-provider').split(',').filter(Boolean) as Workload[];
+/** `session`: an OpenClaw session file (header, entries); `messages`: bare messages, one a line. */
+const formats = (values.formats ?? 'session,messages').split(',').filter(Boolean) as Array<'session' | 'messages'>;
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
 const IMAGE_PEAK_LIMIT_MB = 400;
@@ -93,34 +95,27 @@ try {
   for (const size of sizes) {
     for (const workload of workloads) {
       const mixed = workload === 'mixed-provider';
-      const prefix = mixed ? 'mixed ' : '';
-      const input = path.join(dir, `${workload}-${size}.jsonl`);
-      // No compactions: every message goes through the rules (a compaction would leave only what it kept).
-      const generated = await generateSession(input, { messages: size, format: 'session', workload, seed: 1, compactionEvery: 0 });
-      const output = path.join(dir, 'out.jsonl');
-      const floor = await measureFloor(input, output);
-      const floorRow = row(`${prefix}floor ${size}`, workload, 'floor', size, generated.bytes, floor, null);
-      rows.push(floorRow);
-      print(floorRow);
-      for (const route of mixed ? MIXED_ROUTES : ROUTES) {
-        const measured = await measureRoute(input, output, route);
-        const r = row(`${prefix}${route.label} ${size}`, workload, route.label, size, generated.bytes, measured, floor.ms);
-        rows.push(r);
-        print(r);
+      for (const format of formats) {
+        const bare = format === 'messages';
+        const label = bare ? `${workload} (bare messages)` : workload;
+        const prefix = mixed ? 'mixed ' : '';
+        const suffix = bare ? ' bare messages' : '';
+        const input = path.join(dir, `${workload}-${format}-${size}.jsonl`);
+        // No compactions: every message goes through the rules (a compaction would leave only what it kept).
+        const generated = await generateSession(input, { messages: size, format, workload, seed: 1, compactionEvery: 0 });
+        const output = path.join(dir, 'out.jsonl');
+        const floor = await measureFloor(input, output);
+        const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated.bytes, floor, null);
+        rows.push(floorRow);
+        print(floorRow);
+        for (const route of mixed ? MIXED_ROUTES : ROUTES) {
+          const measured = await measureRoute(input, output, route);
+          const r = row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated.bytes, measured, floor.ms);
+          rows.push(r);
+          print(r);
+        }
+        if (!values.keep) await rm(input, { force: true });
       }
-      if (size === 100_000 && !mixed) {
-        const bare = path.join(dir, `messages-${size}.jsonl`);
-        const bareGenerated = await generateSession(bare, { messages: size, format: 'messages', seed: 1 });
-        const bareFloor = await measureFloor(bare, output);
-        const floorBare = row(`floor ${size} bare messages`, BARE_WORKLOAD, 'floor', size, bareGenerated.bytes, bareFloor, null);
-        rows.push(floorBare);
-        print(floorBare);
-        const r = row(`anthropic ${size} bare messages`, BARE_WORKLOAD, 'anthropic', size, bareGenerated.bytes, await measureRoute(bare, output, ROUTES[0]!), bareFloor.ms);
-        rows.push(r);
-        print(r);
-        if (!values.keep) await rm(bare, { force: true });
-      }
-      if (!values.keep) await rm(input, { force: true });
     }
   }
   let imageRows: ImageRow[] = [];
