@@ -1,9 +1,9 @@
 /**
  * `npm run bench:gate`: the benchmark regression gate that CI runs (well under a minute).
  *
- * It generates two sessions with payloads at a quarter of the full bench's size, so each run
- * takes seconds: 60k messages of the `agent` workload and 40k of the `mixed-provider` one
- * (bench/generate.ts). On each it runs the floor and two routes (anthropic, openai-responses)
+ * It generates three inputs with payloads at a quarter of the full bench's size, so each run
+ * takes seconds: session files of 60k messages of the `agent` workload and 40k of the
+ * `mixed-provider` one, and the latter again as 40k bare messages (bench/generate.ts). On each it runs the floor and two routes (anthropic, openai-responses)
  * three times, interleaved, and keeps each one's best time. It fails (exit 1) when a case's
  * throughput ratio to its floor falls more than 15% below bench/baseline.json, or when an
  * anthropic run's peak RSS exceeds its baseline by more than 25%. `--update` rewrites the
@@ -29,12 +29,16 @@ const RATIO_TOLERANCE = 0.15;
 const RSS_TOLERANCE = 0.25;
 const ROUNDS = 3;
 const GATED = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
-const WORKLOADS: ReadonlyArray<{ workload: Workload; messages: number; seed: number }> = [
-  { workload: 'agent', messages: 60_000, seed: 7 },
-  { workload: 'mixed-provider', messages: 40_000, seed: 7 },
+/** Session files go through the session reader, bare messages through the JSONL reader: both gated. */
+const WORKLOADS: ReadonlyArray<{ workload: Workload; format: 'session' | 'messages'; messages: number; seed: number }> = [
+  { workload: 'agent', format: 'session', messages: 60_000, seed: 7 },
+  { workload: 'mixed-provider', format: 'session', messages: 40_000, seed: 7 },
+  { workload: 'mixed-provider', format: 'messages', messages: 40_000, seed: 7 },
 ];
+/** The workload's name in the baseline: bare messages are named as bench.ts names them. */
+const labelOf = (workload: Workload, format: 'session' | 'messages'): string => (format === 'messages' ? `${workload} (bare messages)` : workload);
 /** The case's key in the baseline (the agent workload keeps the names it had before the mixed one). */
-const caseKey = (workload: Workload, route: string): string => (workload === 'agent' ? route : `${workload} ${route}`);
+const caseKey = (label: string, route: string): string => (label === 'agent' ? route : `${label} ${route}`);
 
 const { values } = parseArgs({ options: { update: { type: 'boolean' } } });
 const baselinePath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'baseline.json');
@@ -44,10 +48,11 @@ try {
   const output = path.join(dir, 'out.jsonl');
   const ratios: Record<string, number> = {};
   const peakRssMb: Record<string, number> = {};
-  for (const { workload, messages, seed } of WORKLOADS) {
-    const input = path.join(dir, `${workload}.jsonl`);
+  for (const { workload, format, messages, seed } of WORKLOADS) {
+    const label = labelOf(workload, format);
+    const input = path.join(dir, `${workload}-${format}.jsonl`);
     // No compactions: every message goes through the rules.
-    const generated = await generateSession(input, { messages, format: 'session', workload, seed, payloadScale: 0.25, compactionEvery: 0 });
+    const generated = await generateSession(input, { messages, format, workload, seed, payloadScale: 0.25, compactionEvery: 0 });
     const best: Record<string, number> = {};
     let peakRssKb = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -60,12 +65,12 @@ try {
       }
     }
     await rm(input, { force: true });
-    for (const route of GATED) ratios[caseKey(workload, route.label)] = Number((best.floor! / best[route.label]!).toFixed(3));
-    peakRssMb[workload] = Number((peakRssKb / 1024).toFixed(1));
+    for (const route of GATED) ratios[caseKey(label, route.label)] = Number((best.floor! / best[route.label]!).toFixed(3));
+    peakRssMb[label] = Number((peakRssKb / 1024).toFixed(1));
     const mb = generated.bytes / 1e6;
-    process.stdout.write(`${workload}: ${generated.messages} messages, ${mb.toFixed(0)} MB; floor ${(mb / (best.floor! / 1000)).toFixed(1)} MB/s\n`);
-    for (const route of GATED) process.stdout.write(`  ${route.label.padEnd(18)} ${(mb / (best[route.label]! / 1000)).toFixed(1).padStart(7)} MB/s  ratio to floor ${ratios[caseKey(workload, route.label)]!.toFixed(3)}\n`);
-    process.stdout.write(`  anthropic peak RSS ${peakRssMb[workload]} MB\n`);
+    process.stdout.write(`${label}: ${generated.messages} messages, ${mb.toFixed(0)} MB; floor ${(mb / (best.floor! / 1000)).toFixed(1)} MB/s\n`);
+    for (const route of GATED) process.stdout.write(`  ${route.label.padEnd(18)} ${(mb / (best[route.label]! / 1000)).toFixed(1).padStart(7)} MB/s  ratio to floor ${ratios[caseKey(label, route.label)]!.toFixed(3)}\n`);
+    process.stdout.write(`  anthropic peak RSS ${peakRssMb[label]} MB\n`);
   }
 
   if (values.update) {

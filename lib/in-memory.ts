@@ -17,7 +17,7 @@ import { createPipeline, type HygienePipeline } from './pipeline.ts';
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import { isRecord, type Message } from './types.ts';
-import { compactionTimestampOf } from '../transforms/strip-stale-thinking-signatures.ts';
+import { compactionTimestampOf } from './timestamps.ts';
 
 export interface InMemoryOptions extends HygieneOptions {
   /**
