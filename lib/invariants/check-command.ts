@@ -18,6 +18,7 @@ import type { Violation } from './types.ts';
 import { foreignRoleViolations, type RoleViolation } from './foreign-roles.ts';
 import { describeMessageless, recordHead } from '../session/input-check.ts';
 import { isRecord } from '../types.ts';
+import { peekFirstText } from '../peek-input.ts';
 
 type RoleOrRuleViolation = Violation | RoleViolation;
 
@@ -35,37 +36,15 @@ export interface CheckCommandParams {
   json: boolean;
 }
 
-function leadingText(chunk: Buffer | string): string {
-  const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8', 0, Math.min(chunk.length, 4096));
-  return text.replace(/^\uFEFF/, '').trimStart();
-}
-
 /** Every message of the input, in order; `auto` reads a JSON array when the first non-blank character is `[`. */
-export async function readAllMessages(input: ByteSource, source: string, format: 'auto' | 'jsonl' | 'json'): Promise<Message[]> {
+export async function readAllMessages(given: ByteSource, source: string, format: 'auto' | 'jsonl' | 'json'): Promise<Message[]> {
   const messages: Message[] = [];
+  let input = given;
   if (format === 'auto') {
-    // Decide on the first non-blank chunk, then hand the same chunks to the right reader.
-    const iterator = Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
-    const seen: Array<Buffer | string> = [];
-    let detected: 'jsonl' | 'json' = 'jsonl';
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
-      seen.push(next.value);
-      const text = leadingText(next.value);
-      if (text === '') continue;
-      detected = startsJsonList(text) ? 'json' : 'jsonl';
-      break;
-    }
-    async function* replay(): AsyncGenerator<Buffer | string> {
-      yield* seen;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
-      }
-    }
-    return readAllMessages(replay(), source, detected);
+    // Decide on the first non-blank text, then hand the same chunks to the right reader.
+    const peeked = await peekFirstText(given);
+    input = peeked.input;
+    format = peeked.first !== '' && startsJsonList(peeked.first) ? 'json' : 'jsonl';
   }
   const batches = format === 'json' ? readJsonArrayMessages(input, { source }) : readJsonlMessages(input, { source, recordLines: true });
   for await (const batch of batches) messages.push(...batch);
@@ -97,7 +76,7 @@ function describe(violation: RoleOrRuleViolation & { line?: number }): string {
 /** Runs the check; returns the exit code (0 clean, EXIT_VIOLATIONS when anything is reported). */
 export async function runCheckCommand(params: CheckCommandParams): Promise<number> {
   const source = params.file ?? '<stdin>';
-  const recorded = recordHead(params.file === undefined ? params.stdin : createReadStream(params.file, { highWaterMark: 256 * 1024 }));
+  const recorded = recordHead(params.file === undefined ? params.stdin : createReadStream(params.file));
   const given = await readAllMessages(recorded.input, source, params.format);
   // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
   if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded.head());
