@@ -8,7 +8,7 @@ import { EXIT } from '../exit-codes.ts';
 import { isHygieneError } from '../errors.ts';
 import { checkInputFile } from './input-check.ts';
 import { REPAIR_HELP } from '../cli/help.ts';
-import { parseErrorLine, usageLine } from '../cli/args.ts';
+import { exitCodeFor, parseErrorLine, usageLine } from '../cli/args.ts';
 import { repairSessionFileIfNeeded, type RepairReport } from './repair.ts';
 import { repairSummary } from './repair-rules.ts';
 
@@ -37,23 +37,6 @@ export function repairExitCode(report: RepairReport): number {
   if (report.reason.startsWith('repair failed')) return EXIT.outputFailed;
   if (report.reason.startsWith('failed to read session file')) return /EISDIR/.test(report.reason) ? EXIT.inputIsDirectory : EXIT.inputUnreadable;
   return EXIT.internal;
-}
-
-function codeOfError(code: string): number {
-  switch (code) {
-    case 'input_not_found':
-      return EXIT.inputUnavailable;
-    case 'input_is_directory':
-      return EXIT.inputIsDirectory;
-    case 'input_unreadable':
-      return EXIT.inputUnreadable;
-    case 'input_empty':
-      return EXIT.inputEmpty;
-    case 'lock_timeout':
-      return EXIT.locked;
-    default:
-      return EXIT.internal;
-  }
 }
 
 export interface RepairIo {
@@ -101,7 +84,7 @@ export async function runRepairCommand(args: string[], io: RepairIo): Promise<nu
       line = `${file}: ${describe(report)}`;
     } catch (error) {
       if (!isHygieneError(error)) throw error;
-      code = codeOfError(error.code);
+      code = exitCodeFor(error, 'repair');
       line = error.message;
       report = { repaired: false, droppedLines: 0, reason: error.message };
     }
