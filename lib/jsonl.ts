@@ -12,6 +12,7 @@
  * (lib/message-edits.ts), the writer patches the original line where it can.
  */
 import { Buffer } from 'node:buffer';
+import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
@@ -158,8 +159,17 @@ export class JsonlLineParser {
  * more than parsing (10 s of 20 on 1.6 GB, mostly system time); a line is usually far smaller.
  */
 export class LineSplitter {
-  /** Bytes of the line the previous chunks cut, in order. */
+  /** Bytes of the line the previous chunks cut, in order (copies). */
   private carry: Buffer[] = [];
+  private carryBytes = 0;
+  /**
+   * The decoded start of a line over LONG_LINE_BYTES. Such a line is turned into heap text as it
+   * arrives, not in one piece at its end: the heap then grows step by step, and a heap limit
+   * (an export job's) is met at a small allocation, where node can stop the worker cleanly,
+   * rather than at one of hundreds of MB, where V8 aborts the whole process.
+   */
+  private longText: string | undefined;
+  private longDecoder: StringDecoder | undefined;
 
   push(chunk: Buffer | string): string[] {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -167,15 +177,11 @@ export class LineSplitter {
     let start = 0;
     let newline = bytes.indexOf(LF);
     if (newline < 0) {
-      // Copied: the caller may reuse the chunk's memory (lib/file-chunks.ts).
-      if (bytes.length > 0) this.carry.push(Buffer.from(bytes));
+      if (bytes.length > 0) this.keep(bytes);
       return lines;
     }
-    if (this.carry.length > 0) {
-      this.carry.push(bytes.subarray(0, newline));
-      const joined = Buffer.concat(this.carry);
-      this.carry = [];
-      lines.push(decodeLine(joined, 0, joined.length));
+    if (this.carryBytes > 0 || this.longText !== undefined) {
+      lines.push(this.finishCarried(bytes.subarray(0, newline)));
       start = newline + 1;
       newline = bytes.indexOf(LF, start);
     }
@@ -184,19 +190,55 @@ export class LineSplitter {
       start = newline + 1;
       newline = bytes.indexOf(LF, start);
     }
-    // A copy, not a view: a view would keep the whole chunk alive for its last few bytes.
-    if (start < bytes.length) this.carry.push(Buffer.from(bytes.subarray(start)));
+    if (start < bytes.length) this.keep(bytes.subarray(start));
     return lines;
   }
 
   end(): string[] {
-    if (this.carry.length === 0) return [];
-    const tail = Buffer.concat(this.carry);
+    if (this.carryBytes === 0 && this.longText === undefined) return [];
+    return [this.finishCarried(Buffer.alloc(0))];
+  }
+
+  /**
+   * Keeps the start of an unfinished line: a copy, since the caller may reuse the chunk's memory
+   * (lib/file-chunks.ts), and a view would keep the whole chunk alive for its last few bytes.
+   */
+  private keep(bytes: Buffer): void {
+    this.carry.push(Buffer.from(bytes));
+    this.carryBytes += bytes.length;
+    if (this.carryBytes < LONG_LINE_BYTES) return;
+    const decoder = (this.longDecoder ??= new StringDecoder('utf8'));
+    let text = this.longText ?? '';
+    for (const piece of this.carry) text += decoder.write(piece);
+    this.longText = text;
     this.carry = [];
-    return [decodeLine(tail, 0, tail.length)];
+    this.carryBytes = 0;
+  }
+
+  /** The carried line with `last` (its bytes up to the LF) appended, one trailing CR left out. */
+  private finishCarried(last: Buffer): string {
+    const decoder = this.longDecoder;
+    let line: string;
+    if (this.longText === undefined || decoder === undefined) {
+      this.carry.push(last);
+      const joined = Buffer.concat(this.carry);
+      line = decodeLine(joined, 0, joined.length);
+    } else {
+      let text = this.longText;
+      for (const piece of this.carry) text += decoder.write(piece);
+      text += decoder.write(last) + decoder.end();
+      line = text.charCodeAt(text.length - 1) === CR ? text.slice(0, -1) : text;
+    }
+    this.carry = [];
+    this.carryBytes = 0;
+    this.longText = undefined;
+    this.longDecoder = undefined;
+    return line;
   }
 }
 
+/** A line longer than this is decoded as it arrives (see LineSplitter.longText). */
+const LONG_LINE_BYTES = 1 << 20;
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -344,6 +386,7 @@ export function stringifyMessage(message: Message): string {
 }
 
 const WRITE_CHUNK_CHARS = 64 * 1024;
+
 
 /**
  * Buffers output lines into large writes and honours the destination's backpressure:

@@ -47,6 +47,26 @@ describe('LineSplitter', () => {
       assert.deepEqual(lines, text.split(/\r?\n/), `chunks of ${size}`);
     }
   });
+
+  test('a line over 1 MiB, cut anywhere (inside UTF-8 sequences, between CR and LF), comes out whole', () => {
+    const long = 'é€'.repeat(300_000) + 'x';
+    const text = `short\r\n${long}\r\n${long}`;
+    const bytes = Buffer.from(text, 'utf8');
+    for (const size of [65_536, 99_999]) {
+      const shared = Buffer.alloc(size);
+      const splitter = new LineSplitter();
+      const lines: string[] = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        const n = bytes.copy(shared, 0, at, at + size);
+        lines.push(...splitter.push(shared.subarray(0, n)));
+        shared.fill(0x41);
+      }
+      lines.push(...splitter.end());
+      assert.equal(lines.length, 3, `chunks of ${size}`);
+      assert.equal(lines[0], 'short');
+      assert.ok(lines[1] === long && lines[2] === long, `chunks of ${size}: long lines decoded whole`);
+    }
+  });
 });
 
 describe('readJsonlMessages', () => {
