@@ -30,7 +30,7 @@ export const TOOL_NAME_RULE_TEXT: Readonly<Record<ToolNameRule, string>> = Objec
 });
 
 /** The provider takes this call name as it is. */
-export function isToolNameAccepted(name: unknown, rule: ToolNameRule): name is string {
+export function isToolNameAccepted(name: unknown, rule: ToolNameRule): boolean {
   if (typeof name !== 'string') return false;
   if (rule === 'claude') return name.trim() !== '' && name.length <= CLAUDE_TOOL_NAME_MAX_LENGTH;
   return (rule === 'gemini' ? GEMINI_TOOL_NAME : STRICT_TOOL_NAME).test(name);
