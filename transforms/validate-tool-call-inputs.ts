@@ -32,7 +32,8 @@
  * Counters: `droppedToolCalls` (call blocks removed from assistants on the normal path),
  * `droppedAssistantMessages` (assistants removed because no block remained), `trimmedNames` (call
  * names trimmed), `droppedThinkingTurns` (signed thinking turns removed whole),
- * `keptAnsweredMisnamedCalls` (ours: calls kept despite a malformed name because a tool answered them).
+ * `keptAnsweredMisnamedCalls` (ours: calls kept despite a malformed name because a tool answered them),
+ * `namedUnnamedCalls` (ours: of those, the ones without a usable name, given `unnamed_tool`).
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
@@ -40,6 +41,7 @@ import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
+import { UNNAMED_TOOL } from '../lib/tool-names.ts';
 import {
   allowProviderOwnedThinkingReplay,
   hasToolCallInput,
@@ -59,7 +61,7 @@ export interface ValidateToolCallInputsOptions {
   allowProviderOwnedThinkingReplay?: boolean;
 }
 
-const COUNTERS = ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns', 'keptAnsweredMisnamedCalls'] as const;
+const COUNTERS = ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns', 'keptAnsweredMisnamedCalls', 'namedUnnamedCalls'] as const;
 type Counter = (typeof COUNTERS)[number];
 type Count = (counter: Counter, n: number) => void;
 
@@ -372,10 +374,12 @@ interface Decision {
   keptThinkingTurn: boolean;
   /** Ours: calls kept despite a malformed name because a tool answered them. */
   keptAnsweredMisnamedCalls: number;
+  /** Ours: of those, calls with a blank, missing or non-string name, given `unnamed_tool`. */
+  namedUnnamedCalls: number;
 }
 
 function passThrough(message: Message): Decision {
-  return { output: message, droppedToolCalls: 0, trimmedNames: 0, droppedAssistant: false, droppedThinkingTurn: false, keptThinkingTurn: false, keptAnsweredMisnamedCalls: 0 };
+  return { output: message, droppedToolCalls: 0, trimmedNames: 0, droppedAssistant: false, droppedThinkingTurn: false, keptThinkingTurn: false, keptAnsweredMisnamedCalls: 0, namedUnnamedCalls: 0 };
 }
 
 /**
@@ -416,6 +420,29 @@ function keepsAnsweredMisnamedCall(completion: Completion, contentIndex: number)
   return answered === undefined ? WAIT : answered;
 }
 
+function hasNonBlankName(name: unknown): boolean {
+  return typeof name === 'string' && name.trim() !== '';
+}
+
+/**
+ * A kept call with a blank, missing or non-string name gets `unnamed_tool` at once, not only at
+ * enforce-tool-name-pattern: the steps between match calls and results by name (pairing's §4.4
+ * gives a nameless result its call's name, turn validation's §3.3 omits a thinking turn whose call
+ * names none of its results), and a blank name matches nothing there, so the answered call would be
+ * omitted after all. A signed turn keeps its blocks otherwise (a call's name is not signed).
+ */
+function withFallbackNames(message: Message, content: readonly unknown[]): { message: Message; count: number } {
+  let out: unknown[] | undefined;
+  let count = 0;
+  content.forEach((block, index) => {
+    if (!isContractCallBlock(block) || hasNonBlankName(block.name)) return;
+    out ??= [...content];
+    out[index] = { ...block, name: UNNAMED_TOOL };
+    count++;
+  });
+  return out === undefined ? { message, count } : { message: { ...message, content: out as ContentBlock[] }, count };
+}
+
 /** §3 step 4 for one assistant: the same object, a rebuilt copy, null (emptied), or WAIT. */
 function decideNormal(message: Message, content: readonly unknown[], allow: ReadonlySet<string> | undefined, completion: Completion): Decision | Wait {
   let kept: ContentBlock[] | undefined;
@@ -423,9 +450,11 @@ function decideNormal(message: Message, content: readonly unknown[], allow: Read
   let droppedToolCalls = 0;
   let trimmedNames = 0;
   let keptMisnamed = 0;
+  let unnamedCalls = 0;
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
     let next: unknown = block;
+    let namedOnly = false;
     if (isContractCallBlock(block)) {
       const name = block.name;
       const misnamed = !isValidToolNameSyntax(name);
@@ -447,14 +476,21 @@ function decideNormal(message: Message, content: readonly unknown[], allow: Read
         droppedToolCalls++;
         next = undefined;
       } else {
-        // A blank or non-string name (kept only when answered) is left as it is.
-        const trimmed = typeof name === 'string' && name.trim() !== '' ? name.trim() : name;
-        if (typeof partialJson === 'string' || trimmed !== name) {
+        // A blank, missing or non-string name (kept only when answered) gets a fallback instead.
+        const unnamed = !hasNonBlankName(name);
+        const trimmed = unnamed ? name : (name as string).trim();
+        if (typeof partialJson === 'string' || trimmed !== name || unnamed) {
           const copy: Record<string, unknown> = { ...block };
           if (typeof partialJson === 'string') delete copy.partialJson;
           if (trimmed !== name) {
             copy.name = trimmed;
             trimmedNames++;
+          }
+          if (unnamed) {
+            copy.name = UNNAMED_TOOL;
+            unnamedCalls++;
+            // As if the call had had a name all along: not a copy for a compaction checkpoint (§3.3).
+            namedOnly = typeof partialJson !== 'string';
           }
           next = copy;
         }
@@ -466,11 +502,12 @@ function decideNormal(message: Message, content: readonly unknown[], allow: Read
     }
     if (kept !== undefined && next !== undefined) {
       kept.push(next as ContentBlock);
-      keptOriginal!.push(next === block ? i : -1);
+      keptOriginal!.push(next === block || namedOnly ? i : -1);
     }
   }
   const decision = passThrough(message);
   decision.keptAnsweredMisnamedCalls = keptMisnamed;
+  decision.namedUnnamedCalls = unnamedCalls;
   if (kept === undefined) return decision;
   decision.droppedToolCalls = droppedToolCalls;
   decision.trimmedNames = trimmedNames;
@@ -589,6 +626,9 @@ class Validator {
       if (keep) {
         decision.keptThinkingTurn = true;
         decision.keptAnsweredMisnamedCalls = content.filter((block) => isContractCallBlock(block) && !isValidToolNameSyntax(block.name)).length;
+        const named = withFallbackNames(message, content);
+        decision.output = named.message;
+        decision.namedUnnamedCalls = named.count;
       } else {
         decision.output = null;
         decision.droppedThinkingTurn = true;
@@ -604,6 +644,7 @@ class Validator {
     if (decision.droppedAssistant) count('droppedAssistantMessages', 1);
     if (decision.droppedThinkingTurn) count('droppedThinkingTurns', 1);
     if (decision.keptAnsweredMisnamedCalls > 0) count('keptAnsweredMisnamedCalls', decision.keptAnsweredMisnamedCalls);
+    if (decision.namedUnnamedCalls > 0) count('namedUnnamedCalls', decision.namedUnnamedCalls);
     const output = decision.output;
     if (!this.thinkingReplay || output === null || output.role !== 'assistant' || !Array.isArray(output.content)) return;
     for (const id of pairedIdsOf(output.content)) {

@@ -64,6 +64,7 @@ const BY_COUNTER: ReadonlyMap<string, Category> = new Map([
   ['idsNormalized', IDS_REWRITTEN],
   ['aligned', IDS_REWRITTEN],
   ['namesRenamed', NAMES_REWRITTEN],
+  ['namedUnnamedCalls', NAMES_REWRITTEN],
   ['orphanResultIds', ORPHANS_DROPPED],
   ['droppedToolCalls', CALLS_DROPPED],
   ['droppedCalls', CALLS_DROPPED],

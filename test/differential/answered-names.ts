@@ -18,6 +18,7 @@ import { StatsRecorder } from '../../lib/stats.ts';
 import { prepare } from '../../lib/pipeline.ts';
 import { isRecord, type Message } from '../../lib/types.ts';
 import { isPairedCallBlock, isValidToolNameSyntax } from '../../transforms/tool-call-shapes.ts';
+import { UNNAMED_TOOL } from '../../lib/tool-names.ts';
 
 const PLACEHOLDER_PREFIX = 'th_answered_name_';
 const PLACEHOLDER = /^th_answered_name_(\d+)$/;
@@ -29,26 +30,28 @@ interface Route {
   reasoning?: boolean;
 }
 
-/** A call's name as a key: the trimmed text of a string, the JSON of anything else. */
+/** A call's name as step 8 leaves it when it keeps the call: the trimmed text, or `unnamed_tool` (a blank, missing or non-string name). */
 function nameKey(name: unknown): string {
-  return typeof name === 'string' ? `s:${name.trim()}` : `j:${JSON.stringify(name) ?? 'undefined'}`;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : UNNAMED_TOOL;
 }
 
-function misnamedPairedCalls(messages: readonly unknown[]): Array<{ id: string; name: unknown; hasName: boolean }> {
-  const found: Array<{ id: string; name: unknown; hasName: boolean }> = [];
+/** `id` + name key of the paired calls that `select` picks, in order. */
+function pairedCallKeys(messages: readonly unknown[], select: (name: unknown) => boolean): string[] {
+  const keys: string[] = [];
   for (const message of messages) {
     if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) continue;
-    for (const block of message.content) {
-      if (isPairedCallBlock(block) && !isValidToolNameSyntax(block.name)) found.push({ id: block.id, name: block.name, hasName: Object.hasOwn(block, 'name') });
-    }
+    for (const block of message.content) if (isPairedCallBlock(block) && select(block.name)) keys.push(`${block.id}\u0000${nameKey(block.name)}`);
   }
-  return found;
+  return keys;
 }
+
+const misnamed = (name: unknown): boolean => !isValidToolNameSyntax(name);
 
 /** `id` + name key of each misnamed call the project keeps at step 8, with how often. */
 function keptMisnamedCalls(messages: readonly unknown[], route: Route): Map<string, number> {
   const kept = new Map<string, number>();
-  if (misnamedPairedCalls(messages).length === 0) return kept;
+  const candidates = new Set(pairedCallKeys(messages, misnamed));
+  if (candidates.size === 0) return kept;
   const prepared = prepare({ ...route, now: () => 0 }, { requestTime: false });
   const last = prepared.rules.findIndex((rule) => rule.meta.name === 'validate-tool-call-inputs');
   const out: Message[] = [];
@@ -61,15 +64,15 @@ function keptMisnamedCalls(messages: readonly unknown[], route: Route): Map<stri
   } finally {
     chain.dispose();
   }
-  for (const call of misnamedPairedCalls(out)) {
-    const key = `${call.id}\u0000${nameKey(call.name)}`;
-    kept.set(key, (kept.get(key) ?? 0) + 1);
+  // Kept: still outside the name check, or named unnamed_tool by step 8 (a blank or missing name).
+  for (const key of pairedCallKeys(out, (name) => misnamed(name) || name === UNNAMED_TOOL)) {
+    if (candidates.has(key)) kept.set(key, (kept.get(key) ?? 0) + 1);
   }
   return kept;
 }
 
 /** The original name of each placeholder, in the order the placeholders were given. */
-export type PlaceholderNames = Array<{ name: unknown; hasName: boolean }>;
+export type PlaceholderNames = Array<{ name: unknown }>;
 
 /**
  * `sent` (the messages as the reference gets them, ids already aligned) with each call the project
@@ -79,7 +82,10 @@ export function withPlaceholderNames(original: readonly unknown[], sent: readonl
   const kept = keptMisnamedCalls(original, route);
   const names: PlaceholderNames = [];
   if (kept.size === 0) return { messages: [...sent], names };
+  // Call id → placeholder and original name, for the results that answer the call under its name.
+  const placed = new Map<string, { placeholder: string; name: unknown }>();
   const messages = sent.map((message) => {
+    if (isRecord(message) && message.role === 'toolResult') return withPlaceholderToolName(message, placed);
     if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return message;
     let content: unknown[] | undefined;
     message.content.forEach((block, index) => {
@@ -89,24 +95,36 @@ export function withPlaceholderNames(original: readonly unknown[], sent: readonl
       if (left === 0) return;
       kept.set(key, left - 1);
       content ??= [...(message.content as unknown[])];
-      content[index] = { ...block, name: `${PLACEHOLDER_PREFIX}${names.length}` };
-      names.push({ name: block.name, hasName: Object.hasOwn(block, 'name') });
+      const placeholder = `${PLACEHOLDER_PREFIX}${names.length}`;
+      content[index] = { ...block, name: placeholder };
+      names.push({ name: block.name });
+      placed.set(block.id, { placeholder, name: block.name });
     });
     return content === undefined ? message : { ...message, content };
   });
   return { messages, names };
 }
 
-/** The name step 8 leaves on a kept call: a string trimmed unless blank; anything else as it was. */
-function keptName(name: unknown): unknown {
-  return typeof name === 'string' && name.trim() !== '' ? name.trim() : name;
+/**
+ * A result named after a renamed call (trimmed names equal, as pairing and turn validation compare
+ * them) takes the placeholder too, so the reference matches the two by name as the project does.
+ */
+function withPlaceholderToolName(message: Record<string, unknown>, placed: ReadonlyMap<string, { placeholder: string; name: unknown }>): Record<string, unknown> {
+  const id = message.toolCallId;
+  const call = typeof id === 'string' ? placed.get(id) : undefined;
+  if (call === undefined || typeof call.name !== 'string' || call.name.trim() === '') return message;
+  if (typeof message.toolName !== 'string' || message.toolName.trim() !== call.name.trim()) return message;
+  return { ...message, toolName: call.placeholder };
+}
+
+/** The name step 8 leaves on a kept call: a string trimmed, `unnamed_tool` for a blank, missing or non-string one. */
+function keptName(name: unknown): string {
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : UNNAMED_TOOL;
 }
 
 /**
- * The reference's answer with the original names back where it has placeholders: on calls (the
- * `name` field removed again where the call had none) and on results that took the call's name
- * (§4.4). A non-string original leaves a result's name to enforce-tool-name-pattern, which
- * always replaces such a call's name and its results' with it.
+ * The reference's answer with the names step 8 leaves back where it has placeholders: on calls and
+ * on results (named after their call, or given its name by pairing, §4.4).
  */
 export function withOriginalNames(expected: readonly Message[], names: PlaceholderNames): Message[] {
   if (names.length === 0) return [...expected];
@@ -119,7 +137,7 @@ export function withOriginalNames(expected: readonly Message[], names: Placehold
     if (message.role === 'toolResult') {
       const original = originalOf(message.toolName);
       if (original === undefined) return message;
-      return { ...message, toolName: typeof original.name === 'string' ? keptName(original.name) as string : 'unknown' };
+      return { ...message, toolName: keptName(original.name) };
     }
     if (message.role !== 'assistant' || !Array.isArray(message.content)) return message;
     let changed = false;
@@ -128,10 +146,7 @@ export function withOriginalNames(expected: readonly Message[], names: Placehold
       const original = originalOf(block.name);
       if (original === undefined) return block;
       changed = true;
-      const copy: Record<string, unknown> = { ...block };
-      if (original.hasName) copy.name = keptName(original.name);
-      else delete copy.name;
-      return copy;
+      return { ...block, name: keptName(original.name) };
     });
     return changed ? ({ ...message, content } as Message) : message;
   });

@@ -469,7 +469,7 @@ describe('rule', () => {
   test('meta', () => {
     assert.equal(validateToolCallInputsRule.unit, 'buffered');
     assert.equal(validateToolCallInputsRule.meta.name, 'validate-tool-call-inputs');
-    assert.deepEqual(validateToolCallInputsRule.meta.counters, ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns', 'keptAnsweredMisnamedCalls']);
+    assert.deepEqual(validateToolCallInputsRule.meta.counters, ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns', 'keptAnsweredMisnamedCalls', 'namedUnnamedCalls']);
   });
 
   // One bad call in a signed turn: the thinking path drops the turn, the normal path drops the call.
@@ -735,7 +735,19 @@ describe('ours: answered calls with a malformed name are kept', () => {
   runCases([
     { name: 'answered by a real result: kept, with its result', input: [U(), A([call('a', MCP)]), R('a', { toolName: MCP })], expected: [0, 1, 2], counts: { keptAnsweredMisnamedCalls: 1 } },
     { name: 'a name with a space, one over 64 characters, non-ASCII: all kept when answered', input: [A([call('a', 'list files'), call('b', LONG), call('c', 'ünï')]), R('a'), R('b'), R('c')], expected: [0, 1, 2, 3], counts: { keptAnsweredMisnamedCalls: 3 } },
-    { name: 'blank and missing names: kept when answered (enforce-tool-name-pattern names them)', input: [A([call('a', ''), { type: 'toolCall', id: 'b', arguments: { p: 1 } }]), R('a'), R('b')], expected: [0, 1, 2], counts: { keptAnsweredMisnamedCalls: 2 } },
+    {
+      // Named at once: later steps match calls and results by name, and a blank name matches nothing.
+      name: 'blank, missing and non-string names: kept when answered, as unnamed_tool',
+      input: [A([call('a', ''), { type: 'toolCall', id: 'b', arguments: { p: 1 } }, call('c', 42), call('d', ' \t')]), R('a'), R('b'), R('c'), R('d')],
+      expected: [A([call('a', 'unnamed_tool'), { type: 'toolCall', id: 'b', arguments: { p: 1 }, name: 'unnamed_tool' }, call('c', 'unnamed_tool'), call('d', 'unnamed_tool')]), 1, 2, 3, 4],
+      counts: { keptAnsweredMisnamedCalls: 4, namedUnnamedCalls: 4 },
+    },
+    {
+      name: 'naming a call keeps a compaction checkpoint (the call is not replaced in substance)',
+      input: [A([text('a'), call('a', ''), text('b')], { providerReplay: { type: 'anthropic-compaction', replayIndex: 2 } }), R('a')],
+      expected: [A([text('a'), call('a', 'unnamed_tool'), text('b')], { providerReplay: { type: 'anthropic-compaction', replayIndex: 2 } }), 1],
+    },
+    { name: 'thinking path: a kept signed turn names its nameless answered call', input: [U(), A([SIG, call('a', '')]), R('a')], options: THINK, expected: [0, A([SIG, call('a', 'unnamed_tool')]), 2], counts: { keptAnsweredMisnamedCalls: 1, namedUnnamedCalls: 1 } },
     { name: 'a padded malformed name is trimmed', input: [A([call('a', ` ${MCP} `)]), R('a')], expected: [A([call('a', MCP)]), 1], counts: { keptAnsweredMisnamedCalls: 1, trimmedNames: 1 } },
     { name: 'unanswered: dropped as before', input: [U(), A([text('t'), call('a', MCP)]), U('r')], expected: [0, A([text('t')]), 2], counts: { droppedToolCalls: 1 } },
     { name: 'answered only by a synthetic result: dropped', input: [A([text('t'), call('a', MCP)]), synthetic('a')], expected: [A([text('t')]), 1], counts: { droppedToolCalls: 1 } },
