@@ -49,6 +49,7 @@ import { alignToolResultIdsRule } from '../transforms/align-tool-result-ids.ts';
 import { dropMergedBlankUserTextEnabled, dropMergedBlankUserTextRule } from '../transforms/drop-merged-blank-user-text.ts';
 import { bridgeBedrockUserTurnsEnabled, bridgeBedrockUserTurnsRule } from '../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPatternEnabled, enforceToolUseIdPatternRule } from '../transforms/enforce-tool-use-id-pattern.ts';
+import { enforceToolNamePatternRule } from '../transforms/enforce-tool-name-pattern.ts';
 import { dropUnreplayableRedactedThinkingRule } from '../transforms/drop-unreplayable-redacted-thinking.ts';
 import { alignToolCallIdsRule } from '../transforms/align-tool-call-ids.ts';
 import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-call-arguments.ts';
@@ -113,6 +114,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropMergedBlankUserTextRule, step: 'ours', when: dropMergedBlankUserTextEnabled },
   { rule: normalizeToolCallArgumentsRule, step: 'ours', when: always },
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
+  { rule: enforceToolNamePatternRule, step: 'ours', when: always },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
   { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },

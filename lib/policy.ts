@@ -18,6 +18,7 @@ import {
   isClaudeFamilyModelId,
   shouldDropClaudeThinkingBlocks,
 } from './policy-claude.ts';
+import type { ToolNameRule } from './tool-names.ts';
 
 export type ToolCallIdMode = 'strict' | 'strict9';
 
@@ -110,6 +111,13 @@ export interface TranscriptPolicy {
    * without a part ("contents.parts must not be empty"). Our provider rule.
    */
   readonly repairPartlessGeminiTurns: boolean;
+  /**
+   * Which tool-call names the route's provider takes (lib/tool-names.ts; our provider rule):
+   * `'claude'` (any non-blank name up to 200 characters) on `anthropic-messages` where the request
+   * reaches Claude (the routes whose id family is `'anthropic'`), `'gemini'` on the apis that send
+   * Gemini contents, `'strict'` (`^[a-zA-Z0-9_-]{1,64}$`) everywhere else.
+   */
+  readonly toolNameRule: ToolNameRule;
 }
 
 export interface TranscriptRoute {
@@ -137,7 +145,8 @@ type ProjectField =
   | 'stripAllThinkingBlocks'
   | 'enforceToolUseIdPattern'
   | 'bridgeBedrockUserTurns'
-  | 'repairPartlessGeminiTurns';
+  | 'repairPartlessGeminiTurns'
+  | 'toolNameRule';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -478,6 +487,13 @@ function toolUseIdFamilyOf(route: Route): ToolUseIdFamily | false {
   return false;
 }
 
+/** Which tool-call names the route's provider takes (`toolNameRule`). */
+function toolNameRuleOf(route: Route): ToolNameRule {
+  if (route.modelApi === 'anthropic-messages' && toolUseIdFamilyOf(route) === 'anthropic') return 'claude';
+  if (GEMINI_WIRE_APIS.has(route.modelApi)) return 'gemini';
+  return 'strict';
+}
+
 function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPolicy, ProjectField> {
   return {
     responsesFamily: RESPONSES_APIS.has(route.modelApi),
@@ -493,6 +509,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     enforceToolUseIdPattern: toolUseIdFamilyOf(route),
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
     repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
+    toolNameRule: toolNameRuleOf(route),
   };
 }
 

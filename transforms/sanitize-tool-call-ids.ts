@@ -143,7 +143,8 @@ interface ThinkingCandidate {
 /**
  * The candidate record of an assistant that is replay-safe apart from the completed exemption, or
  * undefined: a thinking or redacted_thinking block, at least one call block, and every call block
- * with input, a non-blank id unique in the message, a syntactically valid name that needs no trimming.
+ * with input, a non-blank id unique in the message, a name that needs no trimming and is syntactically
+ * valid (or, ours, belongs to a call a real result answers in its frame).
  */
 function thinkingCandidate(content: readonly unknown[], index: number, allowlist: ReadonlySet<string> | undefined): ThinkingCandidate | undefined {
   let thinking = false;
@@ -164,8 +165,11 @@ function thinkingCandidate(content: readonly unknown[], index: number, allowlist
       for (const other of ids) if (other.trim() === trimmed) return undefined;
     }
     const name = block.name;
-    if (!isValidToolNameSyntax(name) || name.trim() !== name) return undefined;
-    if (allowlist !== undefined && !allowlist.has(name.toLowerCase())) (uncompleted ??= new Set()).add(id);
+    if (typeof name === 'string' && name.trim() !== name) return undefined;
+    // Ours (issue 20): a name outside §2.3 stays only on a call a tool answered
+    // (validate-tool-call-inputs), so like a disallowed name it needs a real result in its frame;
+    // answered, the turn is as replay-safe as with a valid name. The reference drops such turns.
+    if (!isValidToolNameSyntax(name) || (allowlist !== undefined && !allowlist.has(name.toLowerCase()))) (uncompleted ??= new Set()).add(id);
     (ids ??= []).push(id);
   }
   if (!thinking || ids === undefined) return undefined;

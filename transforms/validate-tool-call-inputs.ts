@@ -9,12 +9,16 @@
  * emptied by the drops is removed. On routes that replay provider-owned thinking (§1.1), an
  * assistant with signed thinking and calls is never edited: it is kept byte for byte or removed.
  *
+ * Ours (issue 20, item 10; the reference drops them): a paired call whose name fails §2.3 but that a
+ * tool answered (a real result, §2.4's test) is kept with its output; enforce-tool-name-pattern
+ * later gives it a name the route's provider takes. See `keepsAnsweredMisnamedCall`.
+ *
  * Error prevented: providers reject calls with missing input or ids ("tool_use.input: Field
  * required", "tool_use.id: ..."), names outside `^[a-zA-Z0-9_-]{1,64}$`-like patterns or not in the
  * request's tool list, and edited signed thinking turns ("thinking blocks ... cannot be modified").
  *
  * Unit: buffered. Messages stream through untouched while nothing is held. Two facts need lookahead:
- * - with an allowlist, whether a call with a disallowed (but well-formed) name is *completed*
+ * - whether a call with a malformed name, or (with an allowlist) a disallowed well-formed one, is *completed*
  *   (§2.4): it depends on the pairing classification (§4.1–§4.3) of everything after it, so such an
  *   assistant is held, with everything after it, until a real result is classified to the call,
  *   until the call can no longer get one (its id is ambiguous, or the session file's result index
@@ -27,7 +31,9 @@
  *
  * Counters: `droppedToolCalls` (call blocks removed from assistants on the normal path),
  * `droppedAssistantMessages` (assistants removed because no block remained), `trimmedNames` (call
- * names trimmed), `droppedThinkingTurns` (signed thinking turns removed whole).
+ * names trimmed), `droppedThinkingTurns` (signed thinking turns removed whole),
+ * `keptAnsweredMisnamedCalls` (ours: calls kept despite a malformed name because a tool answered them),
+ * `namedUnnamedCalls` (ours: of those, the ones without a usable name, given `unnamed_tool`).
  */
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
@@ -35,6 +41,7 @@ import { isRecord } from '../lib/types.ts';
 import { SpillQueue, messageCodec } from '../lib/frames.ts';
 import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
+import { UNNAMED_TOOL } from '../lib/tool-names.ts';
 import {
   allowProviderOwnedThinkingReplay,
   hasToolCallInput,
@@ -54,7 +61,7 @@ export interface ValidateToolCallInputsOptions {
   allowProviderOwnedThinkingReplay?: boolean;
 }
 
-const COUNTERS = ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns'] as const;
+const COUNTERS = ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns', 'keptAnsweredMisnamedCalls', 'namedUnnamedCalls'] as const;
 type Counter = (typeof COUNTERS)[number];
 type Count = (counter: Counter, n: number) => void;
 
@@ -365,10 +372,14 @@ interface Decision {
   droppedAssistant: boolean;
   droppedThinkingTurn: boolean;
   keptThinkingTurn: boolean;
+  /** Ours: calls kept despite a malformed name because a tool answered them. */
+  keptAnsweredMisnamedCalls: number;
+  /** Ours: of those, calls with a blank, missing or non-string name, given `unnamed_tool`. */
+  namedUnnamedCalls: number;
 }
 
 function passThrough(message: Message): Decision {
-  return { output: message, droppedToolCalls: 0, trimmedNames: 0, droppedAssistant: false, droppedThinkingTurn: false, keptThinkingTurn: false };
+  return { output: message, droppedToolCalls: 0, trimmedNames: 0, droppedAssistant: false, droppedThinkingTurn: false, keptThinkingTurn: false, keptAnsweredMisnamedCalls: 0, namedUnnamedCalls: 0 };
 }
 
 /**
@@ -393,21 +404,70 @@ function withRebuiltContent(message: Message, oldLength: number, content: Conten
   return { ...message, content, providerReplay: { ...replay, replayIndex: next } };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Ours (issue 20, item 10): answered calls with a malformed name
+
+/**
+ * Whether a call whose name fails §2.3 stays: yes when a tool answered it, that is when the pairing
+ * classification gives it a real (non-synthetic) result, the same test as the completed exemption
+ * (§2.4); WAIT while that is not known. The reference drops every such call and, through pairing,
+ * the result a tool returned for it, so real tool output would leave the history. The name is left
+ * for enforce-tool-name-pattern, which keeps it where the route's provider takes it (Claude) and
+ * gives it a valid one elsewhere. Unanswered calls with such names still go, as before.
+ */
+function keepsAnsweredMisnamedCall(completion: Completion, contentIndex: number): boolean | Wait {
+  const answered = completion(contentIndex);
+  return answered === undefined ? WAIT : answered;
+}
+
+function hasNonBlankName(name: unknown): boolean {
+  return typeof name === 'string' && name.trim() !== '';
+}
+
+/**
+ * A kept call with a blank, missing or non-string name gets `unnamed_tool` at once, not only at
+ * enforce-tool-name-pattern: the steps between match calls and results by name (pairing's §4.4
+ * gives a nameless result its call's name, turn validation's §3.3 omits a thinking turn whose call
+ * names none of its results), and a blank name matches nothing there, so the answered call would be
+ * omitted after all. A signed turn keeps its blocks otherwise (a call's name is not signed).
+ */
+function withFallbackNames(message: Message, content: readonly unknown[]): { message: Message; count: number } {
+  let out: unknown[] | undefined;
+  let count = 0;
+  content.forEach((block, index) => {
+    if (!isContractCallBlock(block) || hasNonBlankName(block.name)) return;
+    out ??= [...content];
+    out[index] = { ...block, name: UNNAMED_TOOL };
+    count++;
+  });
+  return out === undefined ? { message, count } : { message: { ...message, content: out as ContentBlock[] }, count };
+}
+
 /** §3 step 4 for one assistant: the same object, a rebuilt copy, null (emptied), or WAIT. */
 function decideNormal(message: Message, content: readonly unknown[], allow: ReadonlySet<string> | undefined, completion: Completion): Decision | Wait {
   let kept: ContentBlock[] | undefined;
   let keptOriginal: number[] | undefined;
   let droppedToolCalls = 0;
   let trimmedNames = 0;
+  let keptMisnamed = 0;
+  let unnamedCalls = 0;
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
     let next: unknown = block;
+    let namedOnly = false;
     if (isContractCallBlock(block)) {
       const name = block.name;
-      let drop = !hasToolCallInput(block) || !hasCallId(block) || !isValidToolNameSyntax(name);
+      const misnamed = !isValidToolNameSyntax(name);
+      let drop = !hasToolCallInput(block) || !hasCallId(block);
       const partialJson = block.partialJson;
       if (!drop && typeof partialJson === 'string' && !isFinalizedResponsesCall(block, partialJson, message)) drop = true;
-      if (!drop && allow !== undefined && !allow.has((name as string).trim().toLowerCase())) {
+      if (!drop && misnamed) {
+        // Ours: a tool answered it, so it stays (and its output with it); see keepsAnsweredMisnamedCall.
+        const answered = keepsAnsweredMisnamedCall(completion, i);
+        if (answered === WAIT) return WAIT;
+        drop = !answered;
+        if (answered) keptMisnamed++;
+      } else if (!drop && allow !== undefined && !allow.has((name as string).trim().toLowerCase())) {
         const completed = completion(i);
         if (completed === undefined) return WAIT;
         drop = !completed;
@@ -416,13 +476,21 @@ function decideNormal(message: Message, content: readonly unknown[], allow: Read
         droppedToolCalls++;
         next = undefined;
       } else {
-        const trimmed = (name as string).trim();
-        if (typeof partialJson === 'string' || trimmed !== name) {
+        // A blank, missing or non-string name (kept only when answered) gets a fallback instead.
+        const unnamed = !hasNonBlankName(name);
+        const trimmed = unnamed ? name : (name as string).trim();
+        if (typeof partialJson === 'string' || trimmed !== name || unnamed) {
           const copy: Record<string, unknown> = { ...block };
           if (typeof partialJson === 'string') delete copy.partialJson;
           if (trimmed !== name) {
             copy.name = trimmed;
             trimmedNames++;
+          }
+          if (unnamed) {
+            copy.name = UNNAMED_TOOL;
+            unnamedCalls++;
+            // As if the call had had a name all along: not a copy for a compaction checkpoint (§3.3).
+            namedOnly = typeof partialJson !== 'string';
           }
           next = copy;
         }
@@ -434,10 +502,12 @@ function decideNormal(message: Message, content: readonly unknown[], allow: Read
     }
     if (kept !== undefined && next !== undefined) {
       kept.push(next as ContentBlock);
-      keptOriginal!.push(next === block ? i : -1);
+      keptOriginal!.push(next === block || namedOnly ? i : -1);
     }
   }
   const decision = passThrough(message);
+  decision.keptAnsweredMisnamedCalls = keptMisnamed;
+  decision.namedUnnamedCalls = unnamedCalls;
   if (kept === undefined) return decision;
   decision.droppedToolCalls = droppedToolCalls;
   decision.trimmedNames = trimmedNames;
@@ -480,8 +550,13 @@ function keepThinkingTurn(
     if (trimmedId === '' || seen.has(trimmedId)) return false;
     seen.add(trimmedId);
     const name = block.name;
-    if (!isValidToolNameSyntax(name) || name.trim() !== name) return false;
-    if (allow !== undefined && !allow.has(name.toLowerCase())) {
+    // A name that needs trimming would edit the turn, so it still drops it.
+    if (typeof name === 'string' && name.trim() !== name) return false;
+    if (!isValidToolNameSyntax(name)) {
+      const answered = keepsAnsweredMisnamedCall(completion, i);
+      if (answered === false) return false;
+      if (answered === WAIT) wait = true;
+    } else if (allow !== undefined && !allow.has(name.toLowerCase())) {
       const completed = completion(i);
       if (completed === false) return false;
       if (completed === undefined) wait = true;
@@ -525,16 +600,18 @@ class Validator {
   }
 
   /**
-   * Content indices whose fate can hang on completion: paired calls with a well-formed name the
-   * allowlist does not hold. Non-paired calls are never completed (pairing never sees them).
+   * Content indices whose fate can hang on completion: paired calls with a malformed name (ours:
+   * kept when answered) and, with an allowlist, paired calls with a well-formed name it does not
+   * hold. Non-paired calls are never completed (pairing never sees them).
    */
   completionDependent(message: Message): number[] {
     const content = message.content;
-    if (this.allow === undefined || message.role !== 'assistant' || !Array.isArray(content)) return [];
+    if (message.role !== 'assistant' || !Array.isArray(content)) return [];
     const indices: number[] = [];
     for (let i = 0; i < content.length; i++) {
       const block = content[i];
-      if (isPairedCallBlock(block) && isValidToolNameSyntax(block.name) && !this.allow.has(block.name.trim().toLowerCase())) indices.push(i);
+      if (!isPairedCallBlock(block)) continue;
+      if (!isValidToolNameSyntax(block.name) || (this.allow !== undefined && !this.allow.has(block.name.trim().toLowerCase()))) indices.push(i);
     }
     return indices;
   }
@@ -546,8 +623,13 @@ class Validator {
       const keep = keepThinkingTurn(content, this.allow, completion, window, this.ids);
       if (keep === WAIT) return WAIT;
       const decision = passThrough(message);
-      if (keep) decision.keptThinkingTurn = true;
-      else {
+      if (keep) {
+        decision.keptThinkingTurn = true;
+        decision.keptAnsweredMisnamedCalls = content.filter((block) => isContractCallBlock(block) && !isValidToolNameSyntax(block.name)).length;
+        const named = withFallbackNames(message, content);
+        decision.output = named.message;
+        decision.namedUnnamedCalls = named.count;
+      } else {
         decision.output = null;
         decision.droppedThinkingTurn = true;
       }
@@ -561,6 +643,8 @@ class Validator {
     if (decision.trimmedNames > 0) count('trimmedNames', decision.trimmedNames);
     if (decision.droppedAssistant) count('droppedAssistantMessages', 1);
     if (decision.droppedThinkingTurn) count('droppedThinkingTurns', 1);
+    if (decision.keptAnsweredMisnamedCalls > 0) count('keptAnsweredMisnamedCalls', decision.keptAnsweredMisnamedCalls);
+    if (decision.namedUnnamedCalls > 0) count('namedUnnamedCalls', decision.namedUnnamedCalls);
     const output = decision.output;
     if (!this.thinkingReplay || output === null || output.role !== 'assistant' || !Array.isArray(output.content)) return;
     for (const id of pairedIdsOf(output.content)) {
@@ -599,14 +683,11 @@ const ignoreCount: Count = () => {};
  */
 export function validateToolCallInputs(messages: readonly Message[], options: ValidateToolCallInputsOptions = {}): Message[] {
   const validator = new Validator(normalizeAllowedToolNames(options.allowedToolNames), options.allowProviderOwnedThinkingReplay === true);
-  // The completion exemption reads the pairing classification of the whole input (§2.4).
-  let classifier: CompletionClassifier | undefined;
+  // The completion exemption (§2.4) and our answered-call rule read the pairing classification of the whole input.
+  const classifier = new CompletionClassifier();
   const occurrences: (Map<number, Occurrence> | undefined)[] = [];
-  if (validator.allow !== undefined) {
-    classifier = new CompletionClassifier();
-    for (const message of messages) occurrences.push(isRecord(message) ? classifier.push(message) : undefined);
-    classifier.end();
-  }
+  for (const message of messages) occurrences.push(isRecord(message) ? classifier.push(message) : undefined);
+  classifier.end();
   const out: Message[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -645,7 +726,7 @@ interface Pending {
 
 class ToolCallInputValidation implements RuleProcessor {
   private readonly validator: Validator;
-  private readonly classifier: CompletionClassifier | undefined;
+  private readonly classifier: CompletionClassifier;
   private readonly count: Count;
   private queue: SpillQueue<Message> | undefined;
   /**
@@ -665,15 +746,15 @@ class ToolCallInputValidation implements RuleProcessor {
     this.count = (counter, n) => ctx.count(counter, n);
     const allow = normalizeAllowedToolNames(ctx.options.allowedToolNames);
     this.validator = new Validator(allow, allowProviderOwnedThinkingReplay(ctx.policy, ctx.options));
-    // Without an allowlist nothing depends on completion, so pairing is not classified at all.
-    if (allow !== undefined) this.classifier = new CompletionClassifier(ctx.options.resultIndex);
+    // Completion decides the allowlist exemption and whether a misnamed call stays (ours), so pairing is always classified.
+    this.classifier = new CompletionClassifier(ctx.options.resultIndex);
   }
 
   push(message: Message, emit: Emit): void {
     if (!isRecord(message)) return; // §3 step 1 (an earlier stage already drops these)
     const seq = this.nextIn++;
     // Lookahead facts first: this message may answer or close what is held.
-    const occurrences = this.classifier?.push(message);
+    const occurrences = this.classifier.push(message);
     const content = message.content;
     const opensFrame = message.role === 'assistant' && Array.isArray(content) && content.some(isPairedCallBlock);
     if (this.openWindow !== undefined) {
@@ -704,7 +785,7 @@ class ToolCallInputValidation implements RuleProcessor {
   }
 
   end(emit: Emit): void {
-    this.classifier?.end();
+    this.classifier.end();
     this.openWindow?.close();
     this.openWindow = undefined;
     this.release(emit);
@@ -746,7 +827,7 @@ export const validateToolCallInputsRule: BufferedRule = {
   meta: {
     name: 'validate-tool-call-inputs',
     summary:
-      'Drops tool calls without input or id, with a bad or disallowed (unless completed) name, or with an unfinished partialJson; trims names; removes emptied assistants; signed thinking turns are kept whole or dropped whole.',
+      'Drops tool calls without input or id, with a bad or disallowed name (unless completed), or with an unfinished partialJson; trims names; removes emptied assistants; signed thinking turns are kept whole or dropped whole. Ours: a call with a bad name that a tool answered is kept with its output.',
     counters: COUNTERS,
   },
   create(ctx) {

@@ -14,6 +14,7 @@
  */
 import { isRecord } from '../types.ts';
 import type { CheckContext, InvariantFamily, InvariantRule, Violation } from './types.ts';
+import { toolNameRule } from './tool-name.ts';
 import {
   callIdsOf,
   callsOf,
@@ -296,12 +297,15 @@ export const anthropicTrailingPrefill: InvariantRule = {
 };
 
 /** Every Anthropic Messages rule, in reporting order. */
+export const anthropicToolName = toolNameRule(FAMILY);
+
 export const ANTHROPIC_RULES: readonly InvariantRule[] = Object.freeze([
   anthropicToolResultMissing,
   anthropicUnexpectedToolResult,
   anthropicDuplicateToolResult,
   anthropicToolUseIdPattern,
   anthropicToolUseInput,
+  anthropicToolName,
   anthropicDuplicateToolUseId,
   anthropicEmptyContent,
   anthropicBlankText,

@@ -8,6 +8,7 @@
  * turns.ts), so `assistant(call), toolResult, user` is two user messages in a row.
  */
 import type { InvariantFamily, InvariantRule } from './types.ts';
+import { toolNameRule } from './tool-name.ts';
 import { checkContent, checkResultsAnswerPreviousCalls, checkResultsFollowCalls, sentIds } from './anthropic.ts';
 import { callsWithInvalidInput, showId, showInputType, type ReplayView } from './turns.ts';
 
@@ -140,6 +141,8 @@ export const bedrockToolUseInput: InvariantRule = {
   },
 };
 
+export const bedrockToolName = toolNameRule(FAMILY);
+
 export const BEDROCK_RULES: readonly InvariantRule[] = Object.freeze([
   bedrockFirstMessageUser,
   bedrockAlternation,
@@ -150,4 +153,5 @@ export const BEDROCK_RULES: readonly InvariantRule[] = Object.freeze([
   bedrockDuplicateToolResult,
   bedrockToolUseIdPattern,
   bedrockToolUseInput,
+  bedrockToolName,
 ]);

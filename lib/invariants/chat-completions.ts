@@ -7,6 +7,7 @@
  * run of `tool` messages.
  */
 import type { InvariantFamily, InvariantRule, Violation } from './types.ts';
+import { toolNameRule } from './tool-name.ts';
 import { callIdsOf, callsOf, resultIdOf, showId } from './turns.ts';
 
 const FAMILY: InvariantFamily = 'chat-completions';
@@ -78,4 +79,6 @@ export const chatToolCallIdLength: InvariantRule = {
   },
 };
 
-export const CHAT_COMPLETIONS_RULES: readonly InvariantRule[] = Object.freeze([chatMissingToolMessage, chatToolMessagePosition]);
+export const chatToolName = toolNameRule('chat-completions');
+
+export const CHAT_COMPLETIONS_RULES: readonly InvariantRule[] = Object.freeze([chatMissingToolMessage, chatToolMessagePosition, chatToolName]);

@@ -11,6 +11,7 @@
  * position and count, not by id, so ids are not checked here.
  */
 import type { InvariantFamily, InvariantRule, Violation } from './types.ts';
+import { toolNameRule } from './tool-name.ts';
 import { isRecord } from '../types.ts';
 import { callsOf, callsWithInvalidInput, isNonBlankString, showInputType, type ProviderTurn, type ReplayView } from './turns.ts';
 
@@ -143,6 +144,8 @@ export const geminiEmptyParts: InvariantRule = {
   },
 };
 
+export const geminiToolName = toolNameRule('gemini');
+
 export const GEMINI_RULES: readonly InvariantRule[] = Object.freeze([
   geminiFirstTurnUser,
   geminiAlternation,
@@ -150,5 +153,6 @@ export const GEMINI_RULES: readonly InvariantRule[] = Object.freeze([
   geminiFunctionResponsePosition,
   geminiFunctionResponseCount,
   geminiFunctionCallArgs,
+  geminiToolName,
   geminiEmptyParts,
 ]);

@@ -12,6 +12,7 @@
  * (assert-responses-replay-invariant) is stricter than the API and is not restated here.
  */
 import type { InvariantFamily, InvariantRule, Violation } from './types.ts';
+import { toolNameRule } from './tool-name.ts';
 import { callsOf, resultIdOf, showId, type ReplayView } from './turns.ts';
 
 const FAMILY: InvariantFamily = 'openai-responses';
@@ -125,4 +126,6 @@ export const responsesIdShape: InvariantRule = {
   },
 };
 
-export const OPENAI_RESPONSES_RULES: readonly InvariantRule[] = Object.freeze([responsesOrphanOutput, responsesMissingOutput, responsesIdShape]);
+export const responsesToolName = toolNameRule('openai-responses');
+
+export const OPENAI_RESPONSES_RULES: readonly InvariantRule[] = Object.freeze([responsesOrphanOutput, responsesMissingOutput, responsesIdShape, responsesToolName]);

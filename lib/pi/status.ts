@@ -23,6 +23,7 @@ const RESULTS_MOVED = category('result moved', 'results moved');
 const ORPHANS_DROPPED = category('orphan result dropped', 'orphan results dropped');
 const DUPLICATES_DROPPED = category('duplicate result dropped', 'duplicate results dropped');
 const IDS_REWRITTEN = category('id rewritten', 'ids rewritten');
+const NAMES_REWRITTEN = category('tool name rewritten', 'tool names rewritten');
 const CALLS_DROPPED = category('tool call dropped', 'tool calls dropped');
 const TURNS_DROPPED = category('turn dropped', 'turns dropped');
 const TURNS_MERGED = category('turn merged', 'turns merged');
@@ -45,8 +46,12 @@ const IGNORED: ReadonlySet<string> = new Set([
   'preservedLatest',
   'keptCurrentToolTurn',
   'detailsStripped',
-  // Counted again by the rule that rewrote the call (idsRewritten / idsNormalized).
+  // Counted again by the rule that rewrote the call (idsRewritten / idsNormalized; namesRenamed).
   'resultsRewritten',
+  'resultsRenamed',
+  // Calls kept as they were although their names fail the reference's check (issue 20).
+  'keptAnsweredMisnamedCalls',
+  'malformedNamesKept',
 ]);
 
 /** Counter name → category, whatever rule kept it. */
@@ -58,6 +63,8 @@ const BY_COUNTER: ReadonlyMap<string, Category> = new Map([
   ['idsRewritten', IDS_REWRITTEN],
   ['idsNormalized', IDS_REWRITTEN],
   ['aligned', IDS_REWRITTEN],
+  ['namesRenamed', NAMES_REWRITTEN],
+  ['namedUnnamedCalls', NAMES_REWRITTEN],
   ['orphanResultIds', ORPHANS_DROPPED],
   ['droppedToolCalls', CALLS_DROPPED],
   ['droppedCalls', CALLS_DROPPED],

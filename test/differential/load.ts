@@ -17,8 +17,10 @@ import { normalizeToolCallArguments } from '../../transforms/normalize-tool-call
 import { repairPartlessGeminiTurn } from '../../transforms/repair-partless-gemini-turns.ts';
 import { bridgeBedrockUserTurns } from '../../transforms/bridge-bedrock-user-turns.ts';
 import { enforceToolUseIdPattern } from '../../transforms/enforce-tool-use-id-pattern.ts';
+import { enforceToolNamePattern } from '../../transforms/enforce-tool-name-pattern.ts';
 import { dropOrphanedToolResults, dropOrphanedToolResultsEnabled } from '../../transforms/drop-orphaned-tool-results.ts';
 import type { Message } from '../../lib/types.ts';
+import { withOriginalNames, withPlaceholderNames, type PlaceholderNames } from './answered-names.ts';
 
 export type { RecordedCase } from './cases.ts';
 
@@ -92,32 +94,42 @@ export function stripUsage(messages: readonly unknown[]): unknown[] {
   });
 }
 
+type CaseOptions = { provider: string; modelApi: string; modelId: string; reasoning?: boolean };
+
+function referenceInputAndNames(messages: readonly unknown[], options: CaseOptions): { messages: unknown[]; names: PlaceholderNames } {
+  const sent = messages.filter((message) => !isPlainObject(message) || !isRoleLess(message as Message)).map((message) => {
+    if (!isPlainObject(message)) return message;
+    const readable = replaceUnreadableUserContent(message as Message);
+    return alignToolCallIds(alignToolResultIds(readable));
+  });
+  return withPlaceholderNames(messages, sent, options);
+}
+
 /**
  * The input the reference is asked about: the case's messages after our provider rules that run
  * before every reference step: drop-role-less-messages and replace-unreadable-user-content (every
  * route), align-tool-result-ids and align-tool-call-ids (every route). They look at one message at a time and
  * change no id a later step would read differently, so the reference's answer to this input is what the project must give for
- * the original one; a case they leave alone is sent as it is.
+ * the original one; a case they leave alone is sent as it is. Then each call the project keeps at
+ * step 8 although its name fails the name check (a tool answered it: ours, issue 20) gets a
+ * placeholder name the reference keeps too; `withProjectProviderRules` puts the names back
+ * (answered-names.ts).
  */
-export function referenceInput(messages: readonly unknown[], _options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
-  const sent = messages.filter((message) => !isPlainObject(message) || !isRoleLess(message as Message));
-  return sent.map((message) => {
-    if (!isPlainObject(message)) return message;
-    const readable = replaceUnreadableUserContent(message as Message);
-    return alignToolCallIds(alignToolResultIds(readable));
-  });
+export function referenceInput(messages: readonly unknown[], options: CaseOptions): unknown[] {
+  return referenceInputAndNames(messages, options).messages;
 }
 
 /**
  * The reference's answer as the project must give it: with our own provider rules that run
  * after every reference step applied to it (spec/README.md, "Provider rules come before the
  * reference"). Today those are drop-merged-blank-user-text, drop-unreplayable-redacted-thinking,
- * normalize-tool-call-arguments, enforce-tool-use-id-pattern,
+ * normalize-tool-call-arguments, enforce-tool-use-id-pattern, enforce-tool-name-pattern,
  * drop-orphaned-tool-results, bridge-bedrock-user-turns and repair-partless-gemini-turns, in the pipeline's order; each case they change is a transcript the provider would have rejected.
  */
-export function withProjectProviderRules(expected: readonly unknown[], options: { provider: string; modelApi: string; modelId: string; reasoning?: boolean }): unknown[] {
+export function withProjectProviderRules(expected: readonly unknown[], options: CaseOptions, input: readonly unknown[]): unknown[] {
   const policy = resolveTranscriptPolicy(options);
-  let out = [...expected] as Message[];
+  // Calls the reference was shown under a placeholder name get their own back (referenceInput).
+  let out = withOriginalNames(expected as Message[], referenceInputAndNames(input, options).names);
   // drop-unreplayable-redacted-thinking runs right after step 7, but no step after it reads
   // redacted thinking without data except the sanitizer's §5.5 id keeping, which no recorded case
   // reaches; applied to the answer it gives the pipeline's output.
@@ -125,6 +137,7 @@ export function withProjectProviderRules(expected: readonly unknown[], options: 
   out = out.flatMap((message): Message[] => { const kept = dropUnreplayableRedactedThinking(message); return kept === null ? [] : [kept]; });
   out = out.map((message) => normalizeToolCallArguments(message).message);
   if (policy.enforceToolUseIdPattern !== false) out = enforceToolUseIdPattern(out, policy.enforceToolUseIdPattern);
+  out = enforceToolNamePattern(out, policy.toolNameRule);
   if (dropOrphanedToolResultsEnabled(policy)) out = dropOrphanedToolResults(out).messages;
   if (policy.bridgeBedrockUserTurns) out = bridgeBedrockUserTurns(out);
   if (policy.repairPartlessGeminiTurns) out = out.flatMap((message): Message[] => { const kept = repairPartlessGeminiTurn(message); return kept === null ? [] : [kept]; });

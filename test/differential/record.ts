@@ -20,6 +20,7 @@ import { generateFoundationCases } from './generate-foundation.ts';
 import { generateToolCallCases } from './generate-tool-calls.ts';
 import { generateThinkingCases } from './generate-thinking.ts';
 import { generateTurnsCases } from './generate-turns.ts';
+import { generateToolNameCases } from './generate-tool-names.ts';
 import { oracleFixturePath, referenceInput, stripUsage } from './load.ts';
 
 interface Suite {
@@ -34,6 +35,7 @@ const SUITES: Record<string, Suite> = {
   'tool-calls': { generate: generateToolCallCases, seed: 1, count: 770 },
   thinking: { generate: generateThinkingCases, seed: 1, count: 720 },
   turns: { generate: generateTurnsCases, seed: 1, count: 480 },
+  'tool-names': { generate: generateToolNameCases, seed: 1, count: 270 },
 };
 
 const DEFAULT_ORACLE = '/work/shared/oracle/oracle.mjs';

@@ -30,7 +30,7 @@ export function runDifferentialSuite(suite: string, minCases: number): RecordedC
         return;
       }
       const actual = await run();
-      assert.deepStrictEqual(stripReplayUsage(actual), stripReplayUsage(withProjectProviderRules(c.expected ?? [], c.options)), c.name);
+      assert.deepStrictEqual(stripReplayUsage(actual), stripReplayUsage(withProjectProviderRules(c.expected ?? [], c.options, c.messages)), c.name);
     });
   }
   test(`the ${suite} fixture holds at least ${minCases} recorded cases`, () => {

@@ -77,6 +77,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   enforceToolUseIdPattern: false,
   bridgeBedrockUserTurns: false,
   repairPartlessGeminiTurns: false,
+  toolNameRule: 'strict',
 });
 
 /** A full policy: the defaults above, overridden field by field. */

@@ -67,6 +67,20 @@ describe('sanitizeInMemory', () => {
     }
   });
 
+  test('an answered call with an MCP-style name: the same output as the pipeline on every route, with the tool output kept', async () => {
+    const messages = healthyContext();
+    const call = (messages[2]!.content as Array<Record<string, unknown>>)[1]!;
+    call.name = 'mcp.fs/read file';
+    (messages[3] as Record<string, unknown>).toolName = 'mcp.fs/read file';
+    for (const route of ROUTES) {
+      const expected = await pipelineOutput(messages, route);
+      const result = await sanitizeInMemory(messages, { ...route, now: CLOCK });
+      assert.deepEqual(result.messages, expected.out, String(route.modelApi));
+      assert.deepEqual(result.stats.rules, expected.stats.rules, String(route.modelApi));
+      assert.ok(JSON.stringify(result.messages).includes('contents'), `${route.modelApi}: the tool output is kept`);
+    }
+  });
+
   test('a context that needs nothing comes back as the same array', () => {
     const messages = healthyContext();
     const result = settle(sanitizeInMemory(messages, { ...ANTHROPIC, thinking: true }));

@@ -29,7 +29,7 @@ const REFERENCE_FIELDS = [
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
   'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
-  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns',
+  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns', 'toolNameRule',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -522,6 +522,19 @@ describe('project-only fields', () => {
     assert.equal(resolve('google-antigravity', 'google-gemini-cli', 'claude-sonnet-4-5').repairPartlessGeminiTurns, true);
     assert.equal(resolve('google-vertex', 'google-vertex', 'gemini-2.5-pro').repairPartlessGeminiTurns, true);
     assert.equal(resolve('openrouter', 'openai-completions', 'google/gemini-2.5-pro').repairPartlessGeminiTurns, false);
+  });
+
+  test('toolNameRule: claude where anthropic-messages reaches Claude, gemini on Gemini contents, strict elsewhere', () => {
+    assert.equal(resolve('anthropic', 'anthropic-messages', 'claude-sonnet-4-5').toolNameRule, 'claude');
+    assert.equal(resolve('anthropic-vertex', 'anthropic-messages', 'claude-opus-4-6').toolNameRule, 'claude');
+    assert.equal(resolve('cloudflare-ai-gateway', 'anthropic-messages', 'claude-sonnet-4-5').toolNameRule, 'claude');
+    assert.equal(resolve('minimax', 'anthropic-messages', 'MiniMax-M2').toolNameRule, 'strict');
+    assert.equal(resolve('amazon-bedrock', 'bedrock-converse-stream', 'anthropic.claude-sonnet-4-5-20250929-v1:0').toolNameRule, 'strict');
+    assert.equal(resolve('openrouter', 'openai-completions', 'anthropic/claude-sonnet-4.5').toolNameRule, 'strict');
+    assert.equal(resolve('google', 'google-generative-ai', 'gemini-2.5-pro').toolNameRule, 'gemini');
+    assert.equal(resolve('google-antigravity', 'google-gemini-cli', 'claude-sonnet-4-5').toolNameRule, 'gemini');
+    assert.equal(resolve('openai', 'openai-responses', 'gpt-5').toolNameRule, 'strict');
+    assert.equal(resolve('mistral', 'mistral-conversations', 'mistral-large').toolNameRule, 'strict');
   });
 
   test('bridgeBedrockUserTurns: every bedrock-converse-stream route, ours not the reference\'s', () => {

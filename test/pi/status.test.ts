@@ -26,6 +26,12 @@ describe('status line', () => {
     assert.equal(statusText(summarizeRepairs(stats({ 'sanitize-images': { omitted: 1, omittedUndecodable: 1 } }))), 'hygiene: 1 image fixed');
   });
 
+  test('a renamed tool call counts once; a call kept with its malformed name is no repair', () => {
+    const renamed = stats({ 'enforce-tool-name-pattern': { namesRenamed: 2, resultsRenamed: 2 }, 'validate-tool-call-inputs': { keptAnsweredMisnamedCalls: 2 } });
+    assert.equal(statusText(summarizeRepairs(renamed)), 'hygiene: 2 tool names rewritten');
+    assert.equal(statusText(summarizeRepairs(stats({ 'enforce-tool-name-pattern': { malformedNamesKept: 1 }, 'validate-tool-call-inputs': { keptAnsweredMisnamedCalls: 1 } }))), 'hygiene: clean');
+  });
+
   test("reads the pipeline's own counters", () => {
     const meta = { api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5' };
     const result = sanitizeInMemory(

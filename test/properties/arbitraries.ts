@@ -3,7 +3,7 @@
  * spec, well-formed and broken: tool-call episodes whose results are missing, duplicated,
  * displaced (after a user turn, into a later frame, before their call) or orphaned; result ids in
  * alias fields, blank or padded; ids that no provider accepts (`functions.read:0`, `a|b`, `a.b`,
- * 70 characters, repeated); calls without input, id or valid name, with `partialJson`, of the
+ * 70 characters, repeated); calls without input, id or valid name (answered or not), with `partialJson`, of the
  * snake-case contract types; blank text, blank and NO_REPLY turns, empty and string content;
  * stream-error, aborted and length turns; signed, unsigned, blank-signed and redacted thinking;
  * delivery mirrors, compaction checkpoints, compaction summaries, unknown roles and images.
@@ -35,7 +35,13 @@ const CALL_IDS = [
 /** Ids a stored call can carry that are broken in themselves. */
 const BROKEN_CALL_IDS = ['', ' ', ' c1', 'c1 ', 'id with space', 'a|b'] as const;
 
-const NAMES = ['read', 'read', 'write', ' read ', 'bad/slash', ''] as const;
+/**
+ * Call names: valid ones, and names some provider rejects: outside the reference's name check
+ * (MCP-style `mcp.s3/list_objects`, spaces, over 64 or 200 characters, blank), which a call keeps
+ * when a tool answered it (ours, issue 20), and inside it but outside a provider's pattern
+ * (`ns:tool.v1` on Bedrock or OpenAI, `1read` on Gemini).
+ */
+const NAMES = ['read', 'read', 'write', ' read ', 'bad/slash', '', 'mcp.s3/list_objects', ' list files ', 'x'.repeat(70), 'y'.repeat(201), 'ns:tool.v1', '1read', '  '] as const;
 
 /** A 1x1 PNG, so image rules have one real image to process now and then. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

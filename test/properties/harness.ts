@@ -22,6 +22,7 @@ import { dropReasoningFromHistory } from '../../transforms/drop-reasoning-from-h
 import { stripStaleThinkingSignaturesEnabled } from '../../transforms/strip-stale-thinking-signatures.ts';
 import { parseTimestampMs } from '../../transforms/thinking-shared.ts';
 import { BRIDGE_TEXT } from '../../transforms/bridge-bedrock-user-turns.ts';
+import { isPairedCallBlock, isSyntheticToolResult, isValidToolNameSyntax } from '../../transforms/tool-call-shapes.ts';
 import { isDeepStrictEqual } from 'node:util';
 
 export interface PropertyPolicy {
@@ -249,7 +250,29 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
     cause:
       'merge-consecutive-assistants concatenates content into a signed thinking turn (turns-images-policy.md §3.2), which the thinking-replay path keeps byte for byte or drops whole (tool-calls.md §3.2): a merged turn it would reject is only judged on the next run.',
   },
+  {
+    name: 'Claude: a call kept for a malformed name\'s real result (ours) that pairing then gave to another call gets a synthetic result; the second run drops it as unanswered',
+    policies: ['anthropic sonnet', 'anthropic opus-4-6'],
+    triggered: (once) => misnamedCallsAnsweredSynthetically(once),
+    cause:
+      'validate-tool-call-inputs decides "answered" as the completed exemption does (tool-calls.md §2.4: the pairing classification of its own input), pairing repair (step 10) classifies its output: when step 8 dropped a frame\'s only calls, a displaced result lands in another frame and answers a different occurrence. Only Claude routes keep the malformed name; elsewhere enforce-tool-name-pattern gives the call a valid one, which the second run keeps.',
+  },
 ];
+
+/** A call kept with a name outside the name check (only Claude routes keep such names) is answered by a synthetic result. */
+function misnamedCallsAnsweredSynthetically(once: readonly Message[]): boolean {
+  const misnamed = new Set<string>();
+  for (const message of once) {
+    if (!isObject(message)) continue;
+    if (message.role === 'assistant' && Array.isArray(message.content)) {
+      for (const block of message.content as unknown[]) if (isPairedCallBlock(block) && !isValidToolNameSyntax(block.name)) misnamed.add(block.id);
+    } else if (message.role === 'toolResult' && typeof message.toolCallId === 'string' && misnamed.has(message.toolCallId) && isSyntheticToolResult(message)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 
 export function knownNonIdempotenceOf(policy: PropertyPolicy, once: readonly Message[], input: readonly unknown[]): KnownNonIdempotence | undefined {
   return KNOWN_NON_IDEMPOTENCE.find((known) => (known.policies === '*' || known.policies.includes(policy.name)) && known.triggered(once, policy, input));

@@ -350,10 +350,11 @@ describe('allowlist (§2.3) and completed calls (§2.4)', () => {
       expected: [A([text('t')]), 1, 2],
     },
     {
-      name: 'a malformed name earns no exemption',
+      // The reference drops them (a malformed name earns no exemption); ours keeps what a tool answered.
+      name: 'a malformed name answered by a real result is kept (ours, issue 20)',
       input: [A([text('t'), call('a', 'bad/x'), call('b', 'x'.repeat(65))]), R('a'), R('b')],
       options: ALLOW_READ,
-      expected: [A([text('t')]), 1, 2],
+      expected: [0, 1, 2],
     },
     {
       name: 'a completed call with a padded name is kept and trimmed',
@@ -468,7 +469,7 @@ describe('rule', () => {
   test('meta', () => {
     assert.equal(validateToolCallInputsRule.unit, 'buffered');
     assert.equal(validateToolCallInputsRule.meta.name, 'validate-tool-call-inputs');
-    assert.deepEqual(validateToolCallInputsRule.meta.counters, ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns']);
+    assert.deepEqual(validateToolCallInputsRule.meta.counters, ['droppedToolCalls', 'droppedAssistantMessages', 'trimmedNames', 'droppedThinkingTurns', 'keptAnsweredMisnamedCalls', 'namedUnnamedCalls']);
   });
 
   // One bad call in a signed turn: the thinking path drops the turn, the normal path drops the call.
@@ -543,8 +544,18 @@ function emissionTrace(input: Message[], options: ValidateToolCallInputsOptions,
 
 describe('holding', () => {
   test('no allowlist, no thinking path: every message streams through at once', () => {
-    const input = [U(), A([call('a', ' read '), call('b', 'bad/x')]), R('a'), A([SIG, call('c')]), U(), R('c')];
+    // A misnamed call without input goes at once: only an answer could keep it (ours), and it has none to keep.
+    const input = [U(), A([call('a', ' read '), call('b', 'bad/x', { arguments: null })]), R('a'), A([SIG, call('c')]), U(), R('c')];
     assert.deepEqual(emissionTrace(input, {}).after, [1, 2, 3, 4, 5, 6, 6]);
+  });
+
+  test('a misnamed call is held until a real result answers it, or to the end without one (ours)', () => {
+    const answered = [U(), A([call('a', 'bad/x')]), U('x'), R('a'), U('y')];
+    const traced = emissionTrace(answered, {});
+    assert.deepEqual(traced.after, [1, 1, 1, 4, 5, 5]);
+    assert.deepEqual(traced.output, answered);
+    const unanswered = [U(), A([text('t'), call('a', 'bad/x')]), U('x')];
+    assert.deepEqual(emissionTrace(unanswered, {}).after, [1, 1, 1, 3]);
   });
 
   test('thinking path: a turn that needs no lookahead streams at once', () => {
@@ -553,7 +564,7 @@ describe('holding', () => {
   });
 
   test('allowlist: an allowed or malformed call is never held', () => {
-    const input = [A([call('a'), call('b', 'bad/x'), { type: 'tool_use', id: 'c', name: 'exec', input: {} }]), U()];
+    const input = [A([call('a'), { type: 'tool_use', id: 'b', name: 'bad/x', input: {} }, { type: 'tool_use', id: 'c', name: 'exec', input: {} }]), U()];
     assert.deepEqual(emissionTrace(input, ALLOW_READ).after, [1, 2, 2]);
   });
 
@@ -713,4 +724,42 @@ describe('the rule gives the array function\'s output', () => {
       assert.ok(changed > 10, `the generator exercises the rule (${changed} of 60 changed)`);
     });
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Ours (issue 20, item 10): a call a tool answered keeps its output, whatever its name
+
+describe('ours: answered calls with a malformed name are kept', () => {
+  const MCP = 'mcp.s3/list_objects';
+  const LONG = 'x'.repeat(65);
+  runCases([
+    { name: 'answered by a real result: kept, with its result', input: [U(), A([call('a', MCP)]), R('a', { toolName: MCP })], expected: [0, 1, 2], counts: { keptAnsweredMisnamedCalls: 1 } },
+    { name: 'a name with a space, one over 64 characters, non-ASCII: all kept when answered', input: [A([call('a', 'list files'), call('b', LONG), call('c', 'ünï')]), R('a'), R('b'), R('c')], expected: [0, 1, 2, 3], counts: { keptAnsweredMisnamedCalls: 3 } },
+    {
+      // Named at once: later steps match calls and results by name, and a blank name matches nothing.
+      name: 'blank, missing and non-string names: kept when answered, as unnamed_tool',
+      input: [A([call('a', ''), { type: 'toolCall', id: 'b', arguments: { p: 1 } }, call('c', 42), call('d', ' \t')]), R('a'), R('b'), R('c'), R('d')],
+      expected: [A([call('a', 'unnamed_tool'), { type: 'toolCall', id: 'b', arguments: { p: 1 }, name: 'unnamed_tool' }, call('c', 'unnamed_tool'), call('d', 'unnamed_tool')]), 1, 2, 3, 4],
+      counts: { keptAnsweredMisnamedCalls: 4, namedUnnamedCalls: 4 },
+    },
+    {
+      name: 'naming a call keeps a compaction checkpoint (the call is not replaced in substance)',
+      input: [A([text('a'), call('a', ''), text('b')], { providerReplay: { type: 'anthropic-compaction', replayIndex: 2 } }), R('a')],
+      expected: [A([text('a'), call('a', 'unnamed_tool'), text('b')], { providerReplay: { type: 'anthropic-compaction', replayIndex: 2 } }), 1],
+    },
+    { name: 'thinking path: a kept signed turn names its nameless answered call', input: [U(), A([SIG, call('a', '')]), R('a')], options: THINK, expected: [0, A([SIG, call('a', 'unnamed_tool')]), 2], counts: { keptAnsweredMisnamedCalls: 1, namedUnnamedCalls: 1 } },
+    { name: 'a padded malformed name is trimmed', input: [A([call('a', ` ${MCP} `)]), R('a')], expected: [A([call('a', MCP)]), 1], counts: { keptAnsweredMisnamedCalls: 1, trimmedNames: 1 } },
+    { name: 'unanswered: dropped as before', input: [U(), A([text('t'), call('a', MCP)]), U('r')], expected: [0, A([text('t')]), 2], counts: { droppedToolCalls: 1 } },
+    { name: 'answered only by a synthetic result: dropped', input: [A([text('t'), call('a', MCP)]), synthetic('a')], expected: [A([text('t')]), 1], counts: { droppedToolCalls: 1 } },
+    { name: 'answered but without input: dropped', input: [A([text('t'), call('a', MCP, { arguments: null })]), R('a')], expected: [A([text('t')]), 1], counts: { droppedToolCalls: 1 } },
+    { name: 'id only in an alias (not a paired call): dropped', input: [A([text('t'), call('', MCP, { toolCallId: 'a' })]), R('a')], expected: [A([text('t')]), 1], counts: { droppedToolCalls: 1 } },
+    { name: 'a tool_use block (never paired): dropped', input: [A([text('t'), { type: 'tool_use', id: 'a', name: MCP, input: {} }]), R('a')], expected: [A([text('t')]), 1] },
+    { name: 'an unfinished partialJson still drops it', input: [A([text('t'), call('a', MCP, { partialJson: '{"p":' })]), R('a')], expected: [A([text('t')]), 1] },
+    { name: 'the result in a later frame (displaced, one owner): kept', input: [A([call('a', MCP)]), U(), A([call('b')]), R('b'), R('a')], expected: [0, 1, 2, 3, 4] },
+    { name: 'with an allowlist the answered call is completed, so kept', input: [A([call('a', MCP)]), R('a')], options: ALLOW_READ, expected: [0, 1] },
+    { name: 'only the answered one of two is kept', input: [A([call('a', MCP), call('b', MCP)]), R('b')], expected: [A([call('b', MCP)]), 1], counts: { droppedToolCalls: 1, keptAnsweredMisnamedCalls: 1 } },
+    { name: 'thinking path: a signed turn whose misnamed call is answered is kept whole', input: [U(), A([SIG, call('a', MCP)]), R('a')], options: THINK, expected: [0, 1, 2], counts: { keptAnsweredMisnamedCalls: 1 } },
+    { name: 'thinking path: unanswered, the signed turn goes whole as before', input: [U(), A([SIG, call('a', MCP)]), U('r')], options: THINK, expected: [0, 2], counts: { droppedThinkingTurns: 1 } },
+    { name: 'thinking path: a padded malformed name still drops the turn (it cannot be edited)', input: [U(), A([SIG, call('a', ` ${MCP}`)]), R('a')], options: THINK, expected: [0, 2], counts: { droppedThinkingTurns: 1 } },
+  ]);
 });
