@@ -21,6 +21,21 @@ async function readAll(text: string, size = 7): Promise<Message[]> {
   return out;
 }
 
+/** The lines of `text` fed to a LineSplitter in `size`-byte chunks of one buffer, overwritten after each push. */
+function splitThroughOneBuffer(text: string, size: number): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const shared = Buffer.alloc(size);
+  const splitter = new LineSplitter();
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += size) {
+    const n = bytes.copy(shared, 0, at, at + size);
+    lines.push(...splitter.push(shared.subarray(0, n)));
+    shared.fill(0x41);
+  }
+  lines.push(...splitter.end());
+  return lines;
+}
+
 describe('LineSplitter', () => {
   test('splits LF and CRLF, keeps the tail, and decodes UTF-8 split across chunks', () => {
     const splitter = new LineSplitter();
@@ -33,35 +48,14 @@ describe('LineSplitter', () => {
   test('takes what it needs from each chunk: a caller may overwrite the chunk before the next push', () => {
     // lib/file-chunks.ts reads every chunk into the same buffer.
     const text = 'first line\r\n{"k":"ünï"}\nlong line without an end in this chunk' + '-'.repeat(40) + '\r\nz';
-    for (const size of [1, 2, 5, 16, 64]) {
-      const shared = Buffer.alloc(size);
-      const bytes = Buffer.from(text, 'utf8');
-      const splitter = new LineSplitter();
-      const lines: string[] = [];
-      for (let at = 0; at < bytes.length; at += size) {
-        const n = bytes.copy(shared, 0, at, at + size);
-        lines.push(...splitter.push(shared.subarray(0, n)));
-        shared.fill(0x41);
-      }
-      lines.push(...splitter.end());
-      assert.deepEqual(lines, text.split(/\r?\n/), `chunks of ${size}`);
-    }
+    for (const size of [1, 2, 5, 16, 64]) assert.deepEqual(splitThroughOneBuffer(text, size), text.split(/\r?\n/), `chunks of ${size}`);
   });
 
   test('a line over 1 MiB, cut anywhere (inside UTF-8 sequences, between CR and LF), comes out whole', () => {
     const long = 'é€'.repeat(300_000) + 'x';
     const text = `short\r\n${long}\r\n${long}`;
-    const bytes = Buffer.from(text, 'utf8');
     for (const size of [65_536, 99_999]) {
-      const shared = Buffer.alloc(size);
-      const splitter = new LineSplitter();
-      const lines: string[] = [];
-      for (let at = 0; at < bytes.length; at += size) {
-        const n = bytes.copy(shared, 0, at, at + size);
-        lines.push(...splitter.push(shared.subarray(0, n)));
-        shared.fill(0x41);
-      }
-      lines.push(...splitter.end());
+      const lines = splitThroughOneBuffer(text, size);
       assert.equal(lines.length, 3, `chunks of ${size}`);
       assert.equal(lines[0], 'short');
       assert.ok(lines[1] === long && lines[2] === long, `chunks of ${size}: long lines decoded whole`);
