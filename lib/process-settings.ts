@@ -5,10 +5,6 @@
 // given when a process starts.
 // - MALLOC_ARENA_MAX=2: glibc gives each thread that decodes an image (libuv's pool, libvips'
 //   workers) an arena of its own, and an arena keeps the freed pixel buffers mapped.
-// - MALLOC_MMAP_THRESHOLD_=131072: without it glibc raises its mmap threshold each time a large
-//   block is freed, and later large blocks (the session index's typed-array blocks, output
-//   buffers) come from the heap, which keeps them after they are freed: 5-17 MB of peak RSS on
-//   a 1M-message session. A fixed threshold also stops glibc from moving it.
 // - --expose-gc: the image stage starts a major collection after every 64 MB of large strings it
 //   lets go (lib/large-garbage.ts). With the default heap maximum (about 4 GB here) V8 lets such
 //   strings pile up to hundreds of MB; a 1 GB heap limit bounded them as well but made text-only
@@ -27,7 +23,6 @@ export const DEFAULT_HEAP_LIMIT_MB = 0;
 /** Node flags the command's process always runs with. */
 export const NODE_FLAGS = ['--expose-gc'];
 export const DEFAULT_MALLOC_ARENA_MAX = '2';
-export const DEFAULT_MALLOC_MMAP_THRESHOLD = '131072';
 /** The exit code when the child ran out of its heap (V8 aborts it with SIGABRT). */
 export const OUT_OF_MEMORY_EXIT = 10;
 
@@ -61,12 +56,7 @@ export function tunedProcessSettings(args: readonly string[], env: NodeJS.Proces
   if (heapFlags.length === 0 && missing.length === 0 && env.MALLOC_ARENA_MAX !== undefined) return undefined;
   return {
     execArgv: [...execArgv, ...missing, ...heapFlags],
-    env: {
-      ...env,
-      MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? DEFAULT_MALLOC_ARENA_MAX,
-      MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? DEFAULT_MALLOC_MMAP_THRESHOLD,
-      [TUNED_MARK]: '1',
-    },
+    env: { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? DEFAULT_MALLOC_ARENA_MAX, [TUNED_MARK]: '1' },
     heapLimitMb: heapLimitMb || undefined,
   };
 }

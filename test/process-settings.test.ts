@@ -15,12 +15,12 @@ const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
 const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
 
 describe('tunedProcessSettings', () => {
-  test('a working command gets the heap limit, MALLOC_ARENA_MAX and a fixed mmap threshold, and the mark that stops a second re-exec', () => {
+  test('a working command gets the heap limit and MALLOC_ARENA_MAX, and the mark that stops a second re-exec', () => {
     const settings = tunedProcessSettings(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
     assert.equal(DEFAULT_HEAP_LIMIT_MB, 0, "node's own heap limit unless asked");
     assert.deepEqual(settings, {
       execArgv: ['--no-warnings', '--expose-gc'],
-      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', [TUNED_MARK]: '1' },
+      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', [TUNED_MARK]: '1' },
       heapLimitMb: undefined,
     });
     assert.equal(tunedProcessSettings(['sanitize'], settings!.env, settings!.execArgv), undefined);
@@ -76,11 +76,10 @@ describe('the command re-executes itself with those settings', () => {
     const seen = path.join(dir, 'seen.json');
     await writeFile(
       probe,
-      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_, gc: typeof globalThis.gc, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
+      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, gc: typeof globalThis.gc, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
     );
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `--require ${probe}` };
     delete env.MALLOC_ARENA_MAX;
-    delete env.MALLOC_MMAP_THRESHOLD_;
     delete env[TUNED_MARK];
     delete env[HEAP_LIMIT_ENV];
     // A small file runs in place (lib/cli/launch.ts): no second process, so the probe sees nothing.
@@ -94,9 +93,8 @@ describe('the command re-executes itself with those settings', () => {
     piped.stdin.end(await readFile(demo));
     assert.equal(await new Promise((resolve) => piped.on('close', resolve)), 0);
     assert.equal(stdout.trim().split('\n').length, 8);
-    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; mmapThreshold: string; gc: string; limitMb: number };
+    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; gc: string; limitMb: number };
     assert.equal(recorded.arena, '2');
-    assert.equal(recorded.mmapThreshold, '131072');
     assert.equal(recorded.gc, 'function');
     // A heap limit the user asks for is honoured whatever the input's size.
     await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env: { ...env, [HEAP_LIMIT_ENV]: '700' } });

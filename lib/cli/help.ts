@@ -32,8 +32,8 @@ Environment:
   TRANSCRIPT_HYGIENE_HEAP_MB=N   heap limit of the process doing the work, in MB (default:
                                  node's); a run that needs more stops with exit 10
   Large work (export, repair, worker, piped input, files over 16 MiB) runs in a child node
-  process started with MALLOC_ARENA_MAX=2, MALLOC_MMAP_THRESHOLD_=131072 and --expose-gc,
-  which keep image-heavy and long runs in bounded memory; smaller files run in place. Set both yourself to always run in place.
+  process started with MALLOC_ARENA_MAX=2 and --expose-gc, which keep image-heavy runs in
+  bounded memory; smaller files run in place. Set both yourself to always run in place.
 
 Example:
   transcript-hygiene sanitize fixtures/sessions/demo.jsonl \\
