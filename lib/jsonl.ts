@@ -32,18 +32,13 @@ export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | stri
  */
 const RAW_LINE = Symbol('transcript-hygiene.rawLine');
 
-const rawLines = {
-  get(message: object): string | undefined {
-    return (message as { [RAW_LINE]?: string })[RAW_LINE];
-  },
-  set(message: object, line: string): void {
-    Object.defineProperty(message, RAW_LINE, { value: line, configurable: true });
-  },
-};
+function rememberRawLine(message: object, line: string): void {
+  Object.defineProperty(message, RAW_LINE, { value: line, configurable: true });
+}
 
 /** The original line of a message read from JSONL, if it is still the same object. */
 export function rawLineOf(message: Message): string | undefined {
-  return rawLines.get(message);
+  return (message as { [RAW_LINE]?: string })[RAW_LINE];
 }
 
 /**
@@ -52,7 +47,7 @@ export function rawLineOf(message: Message): string | undefined {
  */
 export function sourceLineLength(message: Message): number | undefined {
   for (let m: Message | undefined = message; m !== undefined; m = derivationOf(m)?.from) {
-    const raw = rawLines.get(m);
+    const raw = rawLineOf(m);
     if (raw !== undefined) return raw.length;
   }
   return undefined;
@@ -115,7 +110,7 @@ export class JsonlLineParser {
       this.onSkippedEntry?.(type, lineNumber);
       return undefined;
     }
-    rawLines.set(value, line);
+    rememberRawLine(value, line);
     if (this.recordLines) recordInputLine(value, lineNumber);
     return value;
   }
@@ -141,7 +136,7 @@ export class JsonlLineParser {
       return undefined;
     }
     if (!isRecord(message) || !isRecord(envelope) || envelope.type !== 'message') return undefined;
-    rawLines.set(message, text);
+    rememberRawLine(message, text);
     if (this.recordLines) recordInputLine(message, lineNumber);
     return message;
   }
@@ -312,7 +307,7 @@ export function parseJsonl(options: JsonlReadOptions = {}): Transform {
  * once).
  */
 export function patchedLineOf(message: Message): string | undefined {
-  const raw = rawLines.get(message);
+  const raw = rawLineOf(message);
   if (raw !== undefined) return raw;
   const derivation = derivationOf(message);
   if (derivation === undefined) return undefined;
