@@ -11,6 +11,7 @@ import { describeMessageless, fileHead, isRegularFile, messagesWithRole, recordH
 import type { HygieneStats } from '../stats.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
+import { outputOverInput } from './same-file.ts';
 
 /** What the run passed over in the input, one line each: torn lines of a session, foreign roles. */
 export function inputWarnings(source: string, stats: HygieneStats & { session?: { malformedLines: number; malformedLineNumbers: readonly number[] } }): string[] {
@@ -58,6 +59,11 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
   const target = values.output;
   // A directory given as the output fails before any work.
   if (target !== undefined) await planOutput(target);
+  const input = positionals[0] === '-' ? undefined : positionals[0];
+  const overwritten = await outputOverInput({ file: input, stdin: io.stdin }, { target, stdout: io.stdout });
+  if (overwritten !== undefined) {
+    throw new UsageError(`the output is the input (${overwritten}): sanitize writes a replay copy of bare messages, which would replace the session; write it elsewhere, or use 'transcript-hygiene repair ${overwritten === '<stdin>' ? 'FILE' : overwritten}' to fix a session file in place`);
+  }
   const file = await checkInput(positionals[0], { rejectEmpty: true });
 
   const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);
