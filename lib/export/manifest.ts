@@ -33,6 +33,8 @@ export interface ManifestEntry {
   finishedAt: string;
   /** The output was made from a repaired copy (--repair). */
   repaired?: boolean;
+  /** Lines of the session the export passed over (report-skipped.ts), kept so a resumed run still reports them. */
+  skippedLines?: { count: number; lines: number[]; reason: string };
 }
 
 const VERSION = 1;
