@@ -34,6 +34,8 @@ export interface CheckCommandParams {
   format: 'auto' | 'jsonl' | 'json';
   afterHygiene: boolean;
   json: boolean;
+  /** The messages, already read (a database session): the file is then only named. */
+  messages?: Message[];
 }
 
 /** Every message of the input, in order; `auto` reads a JSON array when the first non-blank character is `[`. */
@@ -76,10 +78,13 @@ function describe(violation: RoleOrRuleViolation & { line?: number }): string {
 /** Runs the check; returns the exit code (0 clean, EXIT_VIOLATIONS when anything is reported). */
 export async function runCheckCommand(params: CheckCommandParams): Promise<number> {
   const source = params.file ?? '<stdin>';
-  const recorded = recordHead(params.file === undefined ? params.stdin : createReadStream(params.file));
-  const given = await readAllMessages(recorded.input, source, params.format);
-  // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
-  if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded.head());
+  let given = params.messages;
+  if (given === undefined) {
+    const recorded = recordHead(params.file === undefined ? params.stdin : createReadStream(params.file));
+    given = await readAllMessages(recorded.input, source, params.format);
+    // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
+    if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded.head());
+  }
   const checked = params.afterHygiene ? await hygieneOutput(given, params.options) : given;
   const route = { ...params.options };
   const { families } = invariantsFor(route);

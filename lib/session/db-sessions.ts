@@ -28,7 +28,7 @@ export interface DatabaseSessionInfo {
 const LIST_SQL = `
 SELECT w.session_id AS session_id, w.session_key AS session_key, w.reason AS reason,
   w.model_provider AS model_provider, w.model AS model,
-  max(w.updated_at, coalesce(w.transcript_updated_at, 0)) AS updated_at,
+  w.updated_at AS updated_at,
   n.current_session_id AS current_session_id,
   s.needs_rebuild AS needs_rebuild, s.indexed_seq AS indexed_seq, s.active_message_count AS active_message_count,
   (SELECT count(*) FROM transcript_events e WHERE e.session_id = w.session_id) AS events,
