@@ -38,6 +38,8 @@ export interface ReadDatabaseSessionOptions extends HygieneOptions {
   /** Parse every row in the index pass (no prefix scan). */
   fullParse?: boolean;
   busyTimeoutMs?: number;
+  /** Read only the rows up to this seq. */
+  maxSeq?: number;
 }
 
 interface RowStatements {
@@ -51,9 +53,9 @@ function statementsFor(db: OpenClawDatabase): RowStatements {
   const json = db.utf8 ? 'CAST(event_json AS BLOB)' : 'event_json';
   const columns = `seq, ${json} AS json, CASE WHEN event_json IS NULL THEN 1 ELSE json_valid(event_json) END AS valid, event_zstd AS zstd, event_utf8_bytes AS declared`;
   return {
-    rows: db.connection.prepare(`SELECT ${columns} FROM transcript_events WHERE session_id = ? ORDER BY seq`),
+    rows: db.connection.prepare(`SELECT ${columns} FROM transcript_events WHERE session_id = ? AND seq <= ? ORDER BY seq`),
     one: db.connection.prepare(`SELECT ${columns} FROM transcript_events WHERE session_id = ? AND seq = ?`),
-    last: db.connection.prepare('SELECT max(seq) AS last, count(*) AS events FROM transcript_events WHERE session_id = ?'),
+    last: db.connection.prepare('SELECT max(seq) AS last, count(*) AS events FROM transcript_events WHERE session_id = ? AND seq <= ?'),
   };
 }
 
@@ -70,6 +72,7 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const badRow = (seq: number, what: string): HygieneError => new HygieneError('db_bad_row', `${where(seq)}: ${what}`, { source: db.source, line: seq });
   const statements = statementsFor(db);
+  const maxSeq = options.maxSeq ?? Number.MAX_SAFE_INTEGER;
 
   /** A row's event as bytes: its text, or its zstd decoded to exactly its declared size. */
   function rowBytes(row: SqliteRow): Buffer {
@@ -119,12 +122,12 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
     db.connection.exec('BEGIN');
     open = true;
     // The first read takes the snapshot every later statement of this transaction sees.
-    const last = statements.last.get(sessionId)!;
+    const last = statements.last.get(sessionId, maxSeq)!;
     lastSeq = last.last === null ? -1 : Number(last.last);
     events = Number(last.events);
     if (events === 0) throw new HygieneError('input_empty', `${label}: the session has no transcript rows`, { source: db.source });
     function* records(): Iterable<IndexedRecord> {
-      for (const row of statements.rows.iterate(sessionId)) {
+      for (const row of statements.rows.iterate(sessionId, maxSeq)) {
         const seq = Number(row.seq);
         yield { bytes: rowBytes(row), offset: seq, line: seq };
       }

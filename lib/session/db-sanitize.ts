@@ -21,6 +21,8 @@ export interface DatabaseSessionParams {
   /** Name for error messages (default: the path). */
   source?: string;
   busyTimeoutMs?: number;
+  /** Read the session only up to this seq (an export job names the seq it was listed with). */
+  maxSeq?: number;
 }
 
 export interface DatabaseHygieneStats extends SessionHygieneStats {
@@ -32,7 +34,7 @@ export async function withDatabaseSession<T>(params: DatabaseSessionParams, use:
   const db = await openOpenClawDatabase(params.path, { source: params.source, busyTimeoutMs: params.busyTimeoutMs });
   try {
     const { sessionId, key } = resolveDatabaseSession(db, params.session);
-    const session = await readDatabaseSession(db, sessionId, { ...params.options, busyTimeoutMs: params.busyTimeoutMs });
+    const session = await readDatabaseSession(db, sessionId, { ...params.options, busyTimeoutMs: params.busyTimeoutMs, maxSeq: params.maxSeq });
     try {
       if (session.stats.messages === 0) {
         throw new HygieneError('input_empty', `${db.source}: session ${sessionId}: no message on its active path`, { source: db.source });
