@@ -36,7 +36,7 @@ async function databaseMessages(file: string, sessionId: string, options: { full
   const db = await openOpenClawDatabase(file);
   try {
     const session = await readDatabaseSession(db, sessionId, options);
-    return plain(await session.toArray());
+    return plain(await session.toArray()) as unknown[];
   } finally {
     db.close();
   }
@@ -105,7 +105,7 @@ describe('the session list', () => {
 });
 
 const legacy = (agent: string, id: string): string => path.join(LEGACY_DIR, agent, `${id}.jsonl`);
-const fromFile = async (agent: string, id: string): Promise<unknown[]> => plain(await (await readSessionMessages(legacy(agent, id))).toArray());
+const fromFile = async (agent: string, id: string): Promise<unknown[]> => plain(await (await readSessionMessages(legacy(agent, id))).toArray()) as unknown[];
 
 describe('against the JSONL file the session was imported from', () => {
   for (const name of ['branches', 'compaction', 'images', 'large', 'ops'] as const) {

@@ -90,7 +90,7 @@ describe('a live database', () => {
         const messages: unknown[] = [];
         let total = 45;
         for await (const batch of session.batches()) {
-          messages.push(...plain(batch));
+          messages.push(...(plain(batch) as unknown[]));
           const answer = await writer.send('append 3');
           assert.deepEqual([answer.appended, answer.failures], [3, []]);
           total += 3;
