@@ -78,6 +78,8 @@ function loadEngine(): NonNullable<typeof engine> {
   process.env.SQLITE_USE_URI ??= '1';
   try {
     const better = createRequire(import.meta.url)('better-sqlite3') as BetterSqliteModule;
+    // Its native binding loads with the first connection: one in memory says whether it was built.
+    new better(':memory:', { readonly: false, fileMustExist: false, timeout: 0 }).close();
     return (engine = { name: 'better-sqlite3', better });
   } catch (error) {
     throw new HygieneError(
