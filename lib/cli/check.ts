@@ -4,7 +4,7 @@ import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { runCheckCommand } from '../invariants/check-command.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { databaseInput } from './database-input.ts';
-import { readDatabaseSessionMessages } from '../session/db-sanitize.ts';
+import { readDatabaseTranscript } from '../session/db-sanitize.ts';
 import { CHECK_HELP } from './help.ts';
 
 export async function runCheck(args: string[], io: Io): Promise<number> {
@@ -28,8 +28,8 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   resolveHygieneOptions(options);
   // An empty file is exit 8, as for sanitize and in export's report.
   const file = await checkInput(positionals[0], { rejectEmpty: true });
-  const messages = (await databaseInput(file, values.session, 'check'))
-    ? await readDatabaseSessionMessages({ path: file!, session: values.session!, options, busyTimeoutMs: positiveIntegerFlag('busy-timeout', values['busy-timeout']) })
+  const transcript = (await databaseInput(file, values.session, 'check'))
+    ? await readDatabaseTranscript({ path: file!, session: values.session!, options, busyTimeoutMs: positiveIntegerFlag('busy-timeout', values['busy-timeout']) })
     : undefined;
-  return runCheckCommand({ messages, file, stdin: io.stdin, stdout: io.stdout, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
+  return runCheckCommand({ transcript, file, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
 }

@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream';
 import { HygieneError } from '../errors.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
+import type { Transcript } from '../read-transcript.ts';
 import { readDatabaseSession, type DatabaseSession } from './db-read.ts';
 import { resolveDatabaseSession } from './db-sessions.ts';
 import { openOpenClawDatabase, type OpenClawDatabase } from './openclaw-db.ts';
@@ -58,7 +59,17 @@ export async function sanitizeDatabaseSession(params: DatabaseSessionParams & { 
   });
 }
 
-/** The session's messages as the reader projects them (the whole list: `check` needs it). */
+/** The session's messages as the reader projects them (the whole list). */
 export async function readDatabaseSessionMessages(params: DatabaseSessionParams): Promise<Message[]> {
   return withDatabaseSession(params, (session) => session.toArray());
+}
+
+/** The session as `check` reads a transcript: its messages and the options with the session's facts. */
+export async function readDatabaseTranscript(params: DatabaseSessionParams): Promise<Transcript> {
+  return withDatabaseSession(params, async (session) => {
+    const messages = await session.toArray();
+    const { resultIndex: _unused, ...withFacts } = session.hygieneOptions(params.options);
+    // A row's seq is not a line: violations name the message's index only.
+    return { messages, options: withFacts, lineOf: () => undefined, session: session.stats };
+  });
 }

@@ -37,6 +37,16 @@ export interface ReadSessionOptions extends HygieneOptions {
   chunkSize?: number;
   /** Parse every line in the index pass (no prefix scan): slower, for checking. */
   fullParse?: boolean;
+  /** Remember each message's line in the file (sessionFileLineOf), for reports that name it. */
+  recordFileLines?: boolean;
+}
+
+/** The file line each projected message came from, when read with recordFileLines. */
+const fileLines = new WeakMap<object, number>();
+
+/** The 1-based line of the session file a message was projected from (with recordFileLines). */
+export function sessionFileLineOf(message: Message): number | undefined {
+  return typeof message === 'object' && message !== null ? fileLines.get(message) : undefined;
 }
 
 export interface SessionReadStats {
@@ -141,6 +151,8 @@ interface ReadPlan extends LineContext {
   readonly offsets: Uint32Array | Float64Array;
   readonly lengths: Int32Array;
   readonly types: Uint8Array;
+  /** File line numbers of the emitted lines, when asked for (recordFileLines). */
+  readonly lines: Int32Array | undefined;
 }
 
 interface LineContext {
@@ -251,6 +263,8 @@ interface Prepared {
   thinkingLevel: unknown;
   summary: Message | undefined;
   compactionTimestamp: number | null;
+  /** The compaction entry's file line (the summary's), or undefined. */
+  summaryLine: number | undefined;
   model: SessionModel | null;
   modelSwitchedAt: number | undefined;
   resultIndex: ResultIdIndex;
@@ -258,7 +272,7 @@ interface Prepared {
 }
 
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
-async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot, now: () => number): Promise<Prepared> {
+async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean }, now: () => number): Promise<Prepared> {
   const plan = planEmission(index);
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
   const texts = await entries.open('prepare');
@@ -277,6 +291,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       offsets: index.size < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n),
       lengths: new Int32Array(n),
       types: new Uint8Array(n),
+      lines: route.recordFileLines ? new Int32Array(n) : undefined,
     };
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const first = summary === undefined ? 1 : 2;
@@ -287,6 +302,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       readPlan.offsets[i] = index.offset.get(entry);
       readPlan.lengths[i] = index.length.get(entry);
       readPlan.types[i] = index.type.get(entry);
+      if (readPlan.lines !== undefined) readPlan.lines[i] = lineOf(index.line.get(entry));
       if (index.type.get(entry) !== T_MESSAGE) continue;
       // Message entries that may hold a compactionSummary message count too (rare: read them).
       let stamp: number | undefined;
@@ -310,6 +326,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       thinkingLevel: thinkingLevelOf(index, plan.path),
       summary,
       compactionTimestamp: compactionAt ?? null,
+      summaryLine: plan.compaction >= 0 ? lineOf(index.line.get(plan.compaction)) : undefined,
       model,
       modelSwitchedAt: modelSwitchedAtOf(index, plan.path, route, now),
       resultIndex,
@@ -335,7 +352,7 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
  * The messages of an indexed session (a file's, or a database session's): the few reads that
  * decide the facts now, the read pass when the messages are iterated.
  */
-export async function readIndexedSession(index: SessionIndex, entries: EntrySource, options: HygieneOptions = {}): Promise<SessionMessages> {
+export async function readIndexedSession(index: SessionIndex, entries: EntrySource, options: HygieneOptions & { recordFileLines?: boolean } = {}): Promise<SessionMessages> {
   const { path, source } = index;
   const prepared = await prepare(index, entries, options, options.now ?? Date.now);
   const { readPlan, summary, modelSwitchedAt } = prepared;
@@ -373,6 +390,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
       let position = 0;
       if (summary !== undefined) {
         position++;
+        if (readPlan.lines !== undefined && prepared.summaryLine !== undefined) fileLines.set(summary, prepared.summaryLine);
         yield [summary];
       }
       let batch: Message[] = [];
@@ -384,7 +402,9 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
         offset = offsets[i]!;
         const length = lengths[i]!;
         const text = texts.text(offset, length);
-        batch.push(projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message);
+        const message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
+        if (readPlan.lines !== undefined && typeof message === 'object' && message !== null) fileLines.set(message, readPlan.lines[i]!);
+        batch.push(message);
         bytes += length;
         if (bytes >= BATCH_BYTES) {
           yield batch;
