@@ -17,7 +17,7 @@ import type { Message } from '../types.ts';
 import type { SqliteRow, SqliteStatement } from '../sqlite/driver.ts';
 import { decodeZstd, ZstdSizeError } from '../sqlite/zstd.ts';
 import { buildRecordIndex, type IndexedRecord } from './index-pass.ts';
-import { readIndexedSession, type SessionMessages } from './read.ts';
+import { overBatches, readIndexedSession, type SessionMessages } from './read.ts';
 import type { EntrySource } from './entry-source.ts';
 import { databaseError, DEFAULT_BUSY_TIMEOUT_MS, type OpenClawDatabase } from './openclaw-db.ts';
 import { activePath } from './active-path.ts';
@@ -184,15 +184,7 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
       events,
       activeMessages,
       release,
-      batches,
-      async toArray(): Promise<Message[]> {
-        const out: Message[] = [];
-        for await (const batch of batches()) for (const message of batch) out.push(message);
-        return out;
-      },
-      async *[Symbol.asyncIterator](): AsyncIterator<Message> {
-        for await (const batch of batches()) yield* batch;
-      },
+      ...overBatches(batches),
     };
   } catch (error) {
     try {

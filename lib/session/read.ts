@@ -348,6 +348,21 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
   return readIndexedSession(index, fileEntries(path, source, { dev: index.dev, ino: index.ino, size: index.size }, chunkSize), options);
 }
 
+/** `batches` with the whole list and the message iterator built on it. */
+export function overBatches(batches: () => AsyncGenerator<Message[]>): Pick<SessionMessages, 'batches' | 'toArray' | typeof Symbol.asyncIterator> {
+  return {
+    batches,
+    async toArray(): Promise<Message[]> {
+      const out: Message[] = [];
+      for await (const batch of batches()) for (const message of batch) out.push(message);
+      return out;
+    },
+    async *[Symbol.asyncIterator](): AsyncIterator<Message> {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
+}
+
 /**
  * The messages of an indexed session (a file's, or a database session's): the few reads that
  * decide the facts now, the read pass when the messages are iterated.
@@ -441,15 +456,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
         resultIndex: prepared.resultIndex,
       };
     },
-    batches,
-    async toArray(): Promise<Message[]> {
-      const out: Message[] = [];
-      for await (const batch of batches()) for (const message of batch) out.push(message);
-      return out;
-    },
-    async *[Symbol.asyncIterator](): AsyncIterator<Message> {
-      for await (const batch of batches()) yield* batch;
-    },
+    ...overBatches(batches),
   };
   return session;
 }
