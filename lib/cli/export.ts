@@ -22,6 +22,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
       'image-max-dimension': { type: 'string' },
       'image-max-bytes': { type: 'string' },
       queue: { type: 'string' },
+      session: { type: 'string', multiple: true },
     });
     if (values.help) {
       io.stdout.write(EXPORT_HELP);
@@ -67,6 +68,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
         force: values.force ?? false,
         repair: values.repair ?? false,
         quiet: values.quiet ?? false,
+        ...(values.session === undefined ? {} : { sessions: values.session }),
         ...(values.queue === undefined ? {} : { queue: values.queue }),
       },
       io,
