@@ -15,7 +15,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { existsSync, statSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { HygieneError, type HygieneErrorCode } from '../errors.ts';
 import { openSqlite, sqliteErrorCode, type SqliteConnection } from '../sqlite/driver.ts';
 import { inputError } from './index-pass.ts';
@@ -52,6 +52,9 @@ export interface OpenDatabaseOptions {
 
 /** Whether the file starts with SQLite's header (false for a short or empty file). */
 export async function isSqliteFile(path: string): Promise<boolean> {
+  // Only a regular file can be a database: reading a FIFO's first bytes here would take them
+  // from the transcript that comes through it.
+  if (!(await stat(path).then((found) => found.isFile(), () => false))) return false;
   let handle;
   try {
     handle = await open(path, 'r');
