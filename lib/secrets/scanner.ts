@@ -1,0 +1,187 @@
+/**
+ * Finds secrets in a text and replaces each with `[REDACTED:<rule id>]`.
+ *
+ * Detectors: secretlint's recommended rules (lib/secrets/secretlint.ts), the user's patterns,
+ * and a generic `NAME=value` detector for high-entropy values assigned to names that say
+ * key, secret, token or password. Every detector sits behind a gate of literals its matches
+ * must contain; one combined regular expression of all the gates' literals is tried first,
+ * so a text with none of them (most of a transcript) costs one pass.
+ *
+ * A text is scanned whole, as one string: however the input's bytes were cut into chunks and
+ * lines were decoded, a secret inside one JSON string value is contiguous here.
+ */
+import { requiredLiterals } from './required-literals.ts';
+import { secretlintDetectors, type SecretDetector, type SecretSpan } from './secretlint.ts';
+import { LiteralGate, type GateLiteral } from './literal-gate.ts';
+
+export type { SecretSpan, SecretDetector };
+
+/** A user pattern: a name (it becomes the rule id `user:<name>`) and a regular expression. */
+export interface RedactPattern {
+  name: string;
+  pattern: RegExp;
+}
+
+export interface SecretScannerOptions {
+  /** secretlint's recommended rules (default true). */
+  secretlint?: boolean;
+  /** The generic high-entropy `NAME=value` detector (default true). */
+  generic?: boolean;
+  patterns?: readonly RedactPattern[];
+  /** Values never redacted: a string is an exact value, a RegExp is tested against it. */
+  allow?: readonly (string | RegExp)[];
+}
+
+export interface SecretScanner {
+  /** The ids of the detectors in use, in order. */
+  readonly rules: readonly string[];
+  /** The secrets found in `text`, sorted and without overlaps (overlapping finds are merged into the first). */
+  find(text: string): SecretSpan[];
+  /** `text` with every secret replaced, or the same string when it holds none; `onRedacted` is called once per replacement. */
+  redact(text: string, onRedacted?: (rule: string) => void): string;
+}
+
+export const REDACTED_PREFIX = '[REDACTED:';
+
+const USER_PREFIX = 'user:';
+export const GENERIC_RULE_ID = 'generic-assignment';
+
+/**
+ * `NAME=value`, `NAME: value`, `"name": "value"`: a name that says what the value is, then a
+ * value of 16-256 token characters. Which of these are secrets is decided by `isLikelySecret`.
+ */
+const GENERIC_ASSIGNMENT =
+  /[A-Za-z0-9_.-]*(?:key|secret|token|passw(?:or)?d|pwd|credential)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|=>)[ \t]*["']?([A-Za-z0-9+/=_~.-]{16,256})(?![A-Za-z0-9+/=_~.-])/dgi;
+
+const HEX = /^[0-9a-fA-F]+$/;
+const HAS_DIGIT = /[0-9]/;
+const HAS_LETTER = /[A-Za-z]/;
+
+/** Shannon entropy of the text's characters, in bits per character. */
+export function shannonEntropy(text: string): number {
+  const counts = new Map<string, number>();
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) {
+    const p = n / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * A value that looks generated rather than written: letters and digits mixed, at least 3.5 bits
+ * of entropy a character, and not hexadecimal (hashes and ids are assigned to `key` names far
+ * more often than hex secrets are; the provider rules catch the hex tokens they know).
+ */
+export function isLikelySecret(value: string): boolean {
+  if (!HAS_DIGIT.test(value) || !HAS_LETTER.test(value)) return false;
+  if (HEX.test(value)) return false;
+  return shannonEntropy(value) >= 3.5;
+}
+
+function regexDetector(id: string, pattern: RegExp, accept?: (value: string) => boolean, group = 0): SecretDetector {
+  const flags = pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g';
+  const global = new RegExp(pattern.source, group > 0 && !flags.includes('d') ? flags + 'd' : flags);
+  const literals = requiredLiterals(pattern);
+  return {
+    id,
+    gate: literals === undefined ? undefined : [literals],
+    find(text, out) {
+      global.lastIndex = 0;
+      for (let match = global.exec(text); match !== null; match = global.exec(text)) {
+        if (match[0] === '') {
+          global.lastIndex++;
+          continue;
+        }
+        const value = match[group];
+        const at = group === 0 ? [match.index, match.index + match[0].length] : match.indices?.[group];
+        if (value === undefined || at === undefined) continue;
+        if (accept !== undefined && !accept(value)) continue;
+        out.push({ start: at[0], end: at[1], rule: id, values: [value] });
+      }
+    },
+  };
+}
+
+function isAllowed(span: SecretSpan, text: string, allow: readonly (string | RegExp)[]): boolean {
+  const candidates = [text.slice(span.start, span.end), ...(span.values ?? [])];
+  for (const entry of allow) {
+    for (const candidate of candidates) {
+      if (typeof entry === 'string' ? candidate === entry : (entry.lastIndex = 0, entry.test(candidate))) return true;
+    }
+  }
+  return false;
+}
+
+export function createSecretScanner(options: SecretScannerOptions = {}): SecretScanner {
+  const detectors: SecretDetector[] = [];
+  if (options.secretlint ?? true) detectors.push(...secretlintDetectors());
+  if (options.generic ?? true) detectors.push(regexDetector(GENERIC_RULE_ID, GENERIC_ASSIGNMENT, isLikelySecret, 1));
+  for (const { name, pattern } of options.patterns ?? []) detectors.push(regexDetector(USER_PREFIX + name, pattern));
+  const allow = options.allow ?? [];
+  const ungated = detectors.filter((d) => d.gate === undefined);
+  // One automaton for every gated detector's literals; each literal knows the detectors it opens.
+  const literals: GateLiteral[] = [];
+  const opens: number[][] = [];
+  const literalIndex = new Map<string, number>();
+  detectors.forEach((detector, d) => {
+    for (const set of detector.gate ?? []) {
+      for (const text of set.literals) {
+        const key = (set.ignoreCase ? 'i:' : 's:') + text;
+        let index = literalIndex.get(key);
+        if (index === undefined) {
+          index = literals.length;
+          literalIndex.set(key, index);
+          literals.push({ text, ignoreCase: set.ignoreCase });
+          opens.push([]);
+        }
+        if (!opens[index]!.includes(d)) opens[index]!.push(d);
+      }
+    }
+  });
+  const gate = new LiteralGate(literals);
+  const open = new Uint8Array(detectors.length);
+
+  const find = (text: string): SecretSpan[] => {
+    const spans: SecretSpan[] = [];
+    for (const detector of ungated) detector.find(text, spans);
+    if (gate.scan(text, (index) => { for (const d of opens[index]!) open[d] = 1; }) > 0) {
+      for (let d = 0; d < detectors.length; d++) {
+        if (open[d] === 0) continue;
+        open[d] = 0;
+        detectors[d]!.find(text, spans);
+      }
+    }
+    if (spans.length === 0) return spans;
+    const kept = allow.length === 0 ? spans : spans.filter((span) => !isAllowed(span, text, allow));
+    kept.sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged: SecretSpan[] = [];
+    for (const span of kept) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && span.start < last.end) {
+        if (span.end > last.end) last.end = span.end;
+        continue;
+      }
+      merged.push({ start: span.start, end: span.end, rule: span.rule });
+    }
+    return merged;
+  };
+
+  return {
+    rules: detectors.map((d) => d.id),
+    find,
+    redact(text, onRedacted) {
+      const spans = find(text);
+      if (spans.length === 0) return text;
+      let out = '';
+      let cursor = 0;
+      for (const span of spans) {
+        out += text.slice(cursor, span.start) + REDACTED_PREFIX + span.rule + ']';
+        cursor = span.end;
+        onRedacted?.(span.rule);
+      }
+      return out + text.slice(cursor);
+    },
+  };
+}
