@@ -46,8 +46,8 @@ export async function measureFloor(input: string, output: string): Promise<Measu
   return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
 }
 
-export async function measureRoute(input: string, output: string, route: Route): Promise<Measurement> {
-  const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId]);
+export async function measureRoute(input: string, output: string, route: Route, mode?: 'redact'): Promise<Measurement> {
+  const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId, ...(mode === undefined ? [] : [mode])]);
   return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
 }
 

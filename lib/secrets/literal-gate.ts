@@ -28,7 +28,11 @@ export class LiteralGate {
   /** For each state, the literals (indexes) that end there, following failure links; empty for most. */
   private readonly outputs: ReadonlyArray<readonly number[]>;
 
-  constructor(private readonly literals: readonly GateLiteral[]) {
+  private readonly literals: readonly GateLiteral[];
+
+  constructor(literals: readonly GateLiteral[]) {
+    this.literals = literals.map((l) => (l.ignoreCase ? { text: l.text.toLowerCase(), ignoreCase: true } : l));
+    literals = this.literals;
     const goto: Array<Map<number, number>> = [new Map()];
     const ends: number[][] = [[]];
     literals.forEach((literal, index) => {

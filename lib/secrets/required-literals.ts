@@ -26,6 +26,9 @@ interface Analysis {
 
 class Unsupported extends Error {}
 
+/** More alternatives than this in one set are not worth combining (the gate gets no better). */
+const MAX_ALTERNATIVES = 64;
+
 const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', f: '\f', v: '\v', '0': '\0' };
 /** Escapes that stand for a class of characters or a position, not a character. */
 const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'b', 'B']);
@@ -71,12 +74,14 @@ class Parser {
 
   private alternative(): Analysis {
     let best: string[] | undefined;
-    let run = '';
-    // The whole branch as one fixed string set, while it stays one.
+    // The literal text read since the last break: one string, or several after a group of
+    // alternatives (`(?:ghp|gho)_` gives "ghp_" and "gho_").
+    let runs: string[] = [''];
+    // The whole branch as a set of fixed strings, while it stays one.
     let exact: string[] | undefined = [''];
     const closeRun = (): void => {
-      if (run !== '') best = better(best, [run]);
-      run = '';
+      if (runs.every((r) => r !== '')) best = better(best, runs);
+      runs = [''];
     };
     for (;;) {
       const c = this.peek();
@@ -84,28 +89,22 @@ class Parser {
       const atom = this.atom();
       const { min, max } = this.quantifier();
       if (atom.kind === 'char' && min === 1 && max === 1) {
-        run += atom.char;
-        if (exact !== undefined) exact = exact.map((s) => s + atom.char);
+        runs = runs.map((r) => r + atom.char);
+        exact = exact?.map((s) => s + atom.char);
         continue;
       }
-      if (atom.kind === 'group' && min === 1 && max === 1 && atom.analysis.exact !== undefined && atom.analysis.exact.length === 1) {
-        // A group of one fixed string, as in `(?:abc)`, continues the run.
-        const text = atom.analysis.exact[0]!;
-        run += text;
-        if (exact !== undefined) exact = exact.map((s) => s + text);
-        continue;
-      }
-      if (atom.kind === 'char' && min >= 1) run += atom.char; // `ab+`: "ab" is required, what follows is not adjacent
-      closeRun();
-      if (atom.kind === 'group' && min >= 1) {
+      if (atom.kind === 'group' && min === 1 && max === 1 && atom.analysis.exact !== undefined && runs.length * atom.analysis.exact.length <= MAX_ALTERNATIVES) {
+        const parts = atom.analysis.exact;
         best = better(best, atom.analysis.required);
-        if (min === 1 && max === 1 && atom.analysis.exact !== undefined && exact !== undefined && exact.length * atom.analysis.exact.length <= 64) {
-          const parts = atom.analysis.exact;
-          exact = exact.flatMap((s) => parts.map((p) => s + p));
-          continue;
-        }
+        runs = runs.flatMap((r) => parts.map((p) => r + p));
+        exact = exact !== undefined && exact.length * parts.length <= MAX_ALTERNATIVES ? exact.flatMap((s) => parts.map((p) => s + p)) : undefined;
+        continue;
       }
-      exact = atom.kind === 'empty' && exact !== undefined ? exact : undefined;
+      // `ab+`: "ab" is required, and what follows is not adjacent to it.
+      if (atom.kind === 'char' && min >= 1) runs = runs.map((r) => r + atom.char);
+      closeRun();
+      if (atom.kind === 'group' && min >= 1) best = better(best, atom.analysis.required);
+      if (atom.kind !== 'empty') exact = undefined;
     }
     closeRun();
     if (exact !== undefined && exact.every((s) => s !== '')) best = better(best, exact);

@@ -48,10 +48,10 @@ export const GENERIC_RULE_ID = 'generic-assignment';
 
 /**
  * `NAME=value`, `NAME: value`, `"name": "value"`: a name that says what the value is, then a
- * value of 16-256 token characters. Which of these are secrets is decided by `isLikelySecret`.
+ * value of 16-4096 token characters (a JWT is long). Which of these are secrets is decided by `isLikelySecret`.
  */
 const GENERIC_ASSIGNMENT =
-  /[A-Za-z0-9_.-]*(?:key|secret|token|passw(?:or)?d|pwd|credential)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|=>)[ \t]*["']?([A-Za-z0-9+/=_~.-]{16,256})(?![A-Za-z0-9+/=_~.-])/dgi;
+  /[A-Za-z0-9_.-]*(?:key|secret|token|passw(?:or)?d|pwd|credential)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|=>)[ \t]*["']?([A-Za-z0-9+/=_~.-]{16,4096})(?![A-Za-z0-9+/=_~.-])/dgi;
 
 const HEX = /^[0-9a-fA-F]+$/;
 const HAS_DIGIT = /[0-9]/;
@@ -71,12 +71,12 @@ export function shannonEntropy(text: string): number {
 
 /**
  * A value that looks generated rather than written: letters and digits mixed, at least 3.5 bits
- * of entropy a character, and not hexadecimal (hashes and ids are assigned to `key` names far
+ * of entropy a character, and not hexadecimal, dashes aside (hashes, UUIDs and ids are assigned to `key` names far
  * more often than hex secrets are; the provider rules catch the hex tokens they know).
  */
 export function isLikelySecret(value: string): boolean {
   if (!HAS_DIGIT.test(value) || !HAS_LETTER.test(value)) return false;
-  if (HEX.test(value)) return false;
+  if (HEX.test(value.replaceAll('-', ''))) return false; // hashes, UUIDs
   return shannonEntropy(value) >= 3.5;
 }
 

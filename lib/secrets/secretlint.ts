@@ -127,16 +127,23 @@ function recordPatterns(handler: { file?: (source: SecretlintSource) => unknown 
   return patterns;
 }
 
-/** Extends a reported range to cover the value the rule reported, where the rule's range falls short of it. */
-function coverValues(text: string, start: number, end: number, values: readonly string[]): [number, number] {
+/**
+ * The span of a report: where the values the rule reported as the secret occur, starting within
+ * the reported range, or the range itself when they do not. Some rules report a range that starts
+ * at the key's name and is as long as the value (aws's AWSSecretAccessKey, npm's x-oauth-basic
+ * token): the value itself is what goes, and the name stays readable.
+ */
+function spanOf(text: string, start: number, end: number, values: readonly string[]): [number, number] {
+  let from = Infinity;
+  let to = -1;
   for (const value of values) {
     if (value.length === 0) continue;
     const at = text.indexOf(value, start);
-    if (at < 0 || at > end) continue;
-    if (at < start) start = at;
-    if (at + value.length > end) end = at + value.length;
+    if (at < 0 || at >= end) continue;
+    from = Math.min(from, at);
+    to = Math.max(to, at + value.length);
   }
-  return [start, end];
+  return to < 0 ? [start, end] : [from, to];
 }
 
 /** secretlint's recommended rules as detectors. */
@@ -152,9 +159,7 @@ export function secretlintDetectors(): SecretDetector[] {
       createTranslator: () => (messageId, data) => ({ message: '', messageId, data }),
       report(descriptor) {
         const values = Object.values(descriptor.message.data ?? {}).filter((v): v is string => typeof v === 'string');
-        // Some rules report a range that starts at the key name and is as long as the value (aws's
-        // AWSSecretAccessKey): the span is widened to the value itself.
-        const [start, end] = coverValues(current, descriptor.range[0], descriptor.range[1], values);
+        const [start, end] = spanOf(current, descriptor.range[0], descriptor.range[1], values);
         sink.push({ start, end, rule: id, values });
       },
       ignore() {},
