@@ -36,6 +36,10 @@ const MEDIA_FIELDS = ['path', 'url'] as const;
 
 export type OnRedacted = (rule: string) => void;
 
+export const REDACT_RULE = 'redact-secrets';
+/** This rule's counters that are not a detector's id. */
+export const REDACT_TALLIES: readonly string[] = ['redactedMessages', 'unsignedThinking'];
+
 /** Every string value inside `value` (objects and arrays, deep), redacted; the same value when none changed. */
 function redactDeep(value: unknown, scanner: SecretScanner, onRedacted: OnRedacted): unknown {
   if (typeof value === 'string') return scanner.redact(value, onRedacted);
@@ -155,7 +159,7 @@ export function redactSecretsEnabled(_policy: TranscriptPolicy, options: Resolve
 export const redactSecretsRule: MessageRule = {
   unit: 'message',
   meta: {
-    name: 'redact-secrets',
+    name: REDACT_RULE,
     summary:
       'With the redact option: replaces each secret found in text, thinking, tool-call arguments, tool results and image file names with [REDACTED:<rule id>] (secretlint\'s recommended rules, a generic high-entropy NAME=value detector, user patterns); a thinking block it changes loses its signature.',
     counters: ['redactedMessages', 'unsignedThinking', '<rule id>'],

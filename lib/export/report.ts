@@ -158,6 +158,11 @@ export function formatSummary(report: ExportReport, reportPath: string, limit = 
   );
   for (const failure of report.failures.slice(0, limit)) lines.push(`  FAILED ${failurePlace(failure)}: ${failure.reason}`);
   if (report.failures.length > limit) lines.push(`  ... and ${report.failures.length - limit} more`);
+  const redactions = report.redactions;
+  if (redactions !== undefined) {
+    const byRule = Object.entries(redactions.byRule).sort(([a], [b]) => (a < b ? -1 : 1)).map(([rule, count]) => `${rule} ${count}`).join(', ');
+    lines.push(`export: ${plural(redactions.secrets, 'secret')} redacted in ${plural(redactions.sessions, 'session')}${byRule === '' ? '' : ` (${byRule})`}`);
+  }
   for (const warning of report.warnings) lines.push(`  warning: ${warning}`);
   lines.push(`export: report in ${reportPath}`);
   return lines.join('\n') + '\n';

@@ -54,7 +54,7 @@ function leakySession(): string {
 }
 
 const ALL_SECRETS = [...SECRETS.map((c) => c.secret), ...ENV_DUMP.secrets];
-const routeArgs = (route: { provider: string; modelApi: string; modelId: string }): string[] => ['--provider', route.provider, '--model-api', route.modelApi, '--model-id', route.modelId];
+const routeArgs = (route: { provider?: string; modelApi?: string; modelId?: string }): string[] => ['--provider', route.provider ?? '', '--model-api', route.modelApi ?? '', '--model-id', route.modelId ?? ''];
 
 describe('every route: no secret left, and the output passes check', () => {
   for (const policy of POLICIES) {
