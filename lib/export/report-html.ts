@@ -148,7 +148,7 @@ function redactionsSection(report: ExportReport): string {
     )
     .join('');
   return (
-    `<section id="redactions"><h2>Secrets redacted</h2><div class="cards">${cards.join('')}</div>` +
+    `<section id="redactions"><h2>Secrets redacted</h2><div class="cards">${cards.join('')}</div><p class="muted">Rules: ${escapeHtml(r.ruleSet)}, the generic NAME=value detector and the user's patterns.</p>` +
     `<table><thead><tr><th>placeholder</th><th class="num">secrets</th></tr></thead><tbody>${byRule}</tbody></table>` +
     `<h3>Per session</h3><p class="muted">What each output had removed, to review: counts per rule, never the secrets.</p>` +
     `<table class="sessions"><thead><tr><th>output</th>${several ? '<th>route</th>' : ''}<th class="num">secrets</th><th>by rule</th><th class="num">messages</th><th class="num">thinking unsigned</th></tr></thead><tbody>${sessions}</tbody></table>` +

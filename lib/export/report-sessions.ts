@@ -6,6 +6,7 @@
  */
 import type { HygieneStats } from '../stats.ts';
 import { REDACT_RULE, REDACT_TALLIES } from '../../transforms/redact-secrets.ts';
+import { secretlintPreset } from '../secrets/secretlint.ts';
 
 /** How many sessions each top list keeps. */
 export const TOP_SESSIONS = 20;
@@ -78,6 +79,8 @@ export const REDACTED_SESSIONS_LISTED = 1000;
 
 /** Present when a route redacts (`redact` option): what was redacted, per rule and per session. */
 export interface RedactionsSection {
+  /** The secretlint preset whose rules ran, `name@version`. */
+  ruleSet: string;
   /** Secrets replaced over the outputs this run wrote. */
   secrets: number;
   byRule: Record<string, number>;
@@ -144,7 +147,7 @@ export class SessionsAggregator {
    */
   constructor(routeNames: readonly string[], redacting = false) {
     for (const name of routeNames) this.routes.set(name, emptyRoute(name));
-    this.redactions = redacting ? { secrets: 0, byRule: {}, sessions: 0, listed: [], unlisted: 0 } : undefined;
+    this.redactions = redacting ? { ruleSet: secretlintPreset(), secrets: 0, byRule: {}, sessions: 0, listed: [], unlisted: 0 } : undefined;
   }
 
   private redacted(figures: SessionFigures, counters: Record<string, number> | undefined): void {

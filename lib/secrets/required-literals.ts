@@ -33,10 +33,26 @@ const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', f: '
 /** Escapes that stand for a class of characters or a position, not a character. */
 const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'b', 'B']);
 
-/** Prefers the set whose shortest literal is longest (rarer in text), then the smaller set. */
+/**
+ * Characters a gate finds cheaply: rare in prose, so a scan that stops at each of them stops
+ * seldom (lib/secrets/native-gate.ts).
+ */
+export const ANCHOR_CHARS = '_-:.';
+
+/** A set of 3 or more characters each of whose literals holds an anchor character. */
+export function isAnchoredSet(set: readonly string[]): boolean {
+  return set.every((s) => s.length >= 3 && [...ANCHOR_CHARS].some((c) => s.includes(c)));
+}
+
+/**
+ * Prefers an anchored set (cheap to look for), then the set whose shortest literal is longest
+ * (rarer in text), then the smaller set.
+ */
 function better(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
+  const anchoredA = isAnchoredSet(a);
+  if (anchoredA !== isAnchoredSet(b)) return anchoredA ? a : b;
   const minA = Math.min(...a.map((s) => s.length));
   const minB = Math.min(...b.map((s) => s.length));
   if (minA !== minB) return minA > minB ? a : b;

@@ -3,16 +3,18 @@
  *
  * Detectors: secretlint's recommended rules (lib/secrets/secretlint.ts), the user's patterns,
  * and a generic `NAME=value` detector for high-entropy values assigned to names that say
- * key, secret, token or password. Every detector sits behind a gate of literals its matches
- * must contain; one combined regular expression of all the gates' literals is tried first,
- * so a text with none of them (most of a transcript) costs one pass.
+ * key, secret, token or password. Every detector sits behind a gate: literals its matches must
+ * contain (found for all detectors at once by lib/secrets/native-gate.ts), or for the generic
+ * detector a quick pattern of its shape; a text that opens no gate (most of a transcript) costs
+ * those scans and nothing more.
  *
  * A text is scanned whole, as one string: however the input's bytes were cut into chunks and
  * lines were decoded, a secret inside one JSON string value is contiguous here.
  */
 import { requiredLiterals } from './required-literals.ts';
 import { secretlintDetectors, type SecretDetector, type SecretSpan } from './secretlint.ts';
-import { LiteralGate, type GateLiteral } from './literal-gate.ts';
+import { NativeGate, type GateLiteral } from './native-gate.ts';
+import type { RequiredLiterals } from './required-literals.ts';
 
 export type { SecretSpan, SecretDetector };
 
@@ -51,7 +53,13 @@ export const GENERIC_RULE_ID = 'generic-assignment';
  * value of 16-4096 token characters (a JWT is long). Which of these are secrets is decided by `isLikelySecret`.
  */
 const GENERIC_ASSIGNMENT =
-  /[A-Za-z0-9_.-]*(?:key|secret|token|passw(?:or)?d|pwd|credential)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|=>)[ \t]*["']?([A-Za-z0-9+/=_~.-]{16,4096})(?![A-Za-z0-9+/=_~.-])/dgi;
+  /(?:key|secret|token|passw(?:or)?d|pwd|credential)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|=>)[ \t]*["']?([A-Za-z0-9+/=_~.-]{16,4096})(?![A-Za-z0-9+/=_~.-])/dgi;
+/**
+ * What every GENERIC_ASSIGNMENT match holds: an operator's first character, then (`>`, blanks,
+ * a quote) and 16 value characters. Its gate: the engine scans for `:` and `=`, far quicker than
+ * for the six name words in any case.
+ */
+const GENERIC_ASSIGNMENT_SHAPE = /[:=][> \t"']*[A-Za-z0-9+/=_~.-]{16}/;
 
 const HEX = /^[0-9a-fA-F]+$/;
 const HAS_DIGIT = /[0-9]/;
@@ -80,13 +88,14 @@ export function isLikelySecret(value: string): boolean {
   return shannonEntropy(value) >= 3.5;
 }
 
-function regexDetector(id: string, pattern: RegExp, accept?: (value: string) => boolean, group = 0): SecretDetector {
+function regexDetector(id: string, pattern: RegExp, accept?: (value: string) => boolean, group = 0, probe?: RegExp): SecretDetector {
   const flags = pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g';
   const global = new RegExp(pattern.source, group > 0 && !flags.includes('d') ? flags + 'd' : flags);
-  const literals = requiredLiterals(pattern);
+  const literals = probe === undefined ? requiredLiterals(pattern) : undefined;
   return {
     id,
     gate: literals === undefined ? undefined : [literals],
+    ...(probe === undefined ? {} : { probe }),
     find(text, out) {
       global.lastIndex = 0;
       for (let match = global.exec(text); match !== null; match = global.exec(text)) {
@@ -104,6 +113,14 @@ function regexDetector(id: string, pattern: RegExp, accept?: (value: string) => 
   };
 }
 
+function gateHit(gate: readonly RequiredLiterals[], text: string, lower: () => string): boolean {
+  for (const set of gate) {
+    const haystack = set.ignoreCase ? lower() : text;
+    for (const literal of set.literals) if (haystack.includes(literal)) return true;
+  }
+  return false;
+}
+
 function isAllowed(span: SecretSpan, text: string, allow: readonly (string | RegExp)[]): boolean {
   const candidates = [text.slice(span.start, span.end), ...(span.values ?? [])];
   for (const entry of allow) {
@@ -117,41 +134,26 @@ function isAllowed(span: SecretSpan, text: string, allow: readonly (string | Reg
 export function createSecretScanner(options: SecretScannerOptions = {}): SecretScanner {
   const detectors: SecretDetector[] = [];
   if (options.secretlint ?? true) detectors.push(...secretlintDetectors());
-  if (options.generic ?? true) detectors.push(regexDetector(GENERIC_RULE_ID, GENERIC_ASSIGNMENT, isLikelySecret, 1));
+  if (options.generic ?? true) detectors.push(regexDetector(GENERIC_RULE_ID, GENERIC_ASSIGNMENT, isLikelySecret, 1, GENERIC_ASSIGNMENT_SHAPE));
   for (const { name, pattern } of options.patterns ?? []) detectors.push(regexDetector(USER_PREFIX + name, pattern));
   const allow = options.allow ?? [];
-  const ungated = detectors.filter((d) => d.gate === undefined);
-  // One automaton for every gated detector's literals; each literal knows the detectors it opens.
-  const literals: GateLiteral[] = [];
-  const opens: number[][] = [];
-  const literalIndex = new Map<string, number>();
-  detectors.forEach((detector, d) => {
-    for (const set of detector.gate ?? []) {
-      for (const text of set.literals) {
-        const key = (set.ignoreCase ? 'i:' : 's:') + text;
-        let index = literalIndex.get(key);
-        if (index === undefined) {
-          index = literals.length;
-          literalIndex.set(key, index);
-          literals.push({ text, ignoreCase: set.ignoreCase });
-          opens.push([]);
-        }
-        if (!opens[index]!.includes(d)) opens[index]!.push(d);
-      }
-    }
-  });
-  const gate = new LiteralGate(literals);
-  const open = new Uint8Array(detectors.length);
+  const literals: GateLiteral[] = detectors.flatMap((d) => (d.gate ?? []).flatMap((set) => set.literals.map((text) => ({ text, ignoreCase: set.ignoreCase }))));
+  const gate = new NativeGate(literals);
 
   const find = (text: string): SecretSpan[] => {
     const spans: SecretSpan[] = [];
-    for (const detector of ungated) detector.find(text, spans);
-    if (gate.scan(text, (index) => { for (const d of opens[index]!) open[d] = 1; }) > 0) {
-      for (let d = 0; d < detectors.length; d++) {
-        if (open[d] === 0) continue;
-        open[d] = 0;
-        detectors[d]!.find(text, spans);
+    // Detectors run in their order, so that of two finds of the same span the first detector's id is kept.
+    let open: boolean | undefined;
+    let lowered: string | undefined;
+    const lower = (): string => (lowered ??= text.toLowerCase());
+    for (const detector of detectors) {
+      if (detector.probe !== undefined) {
+        if (!detector.probe.test(text)) continue;
+      } else if (detector.gate !== undefined) {
+        open ??= gate.test(text);
+        if (!open || !gateHit(detector.gate, text, lower)) continue;
       }
+      detector.find(text, spans);
     }
     if (spans.length === 0) return spans;
     const kept = allow.length === 0 ? spans : spans.filter((span) => !isAllowed(span, text, allow));

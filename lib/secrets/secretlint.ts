@@ -8,13 +8,13 @@
  * the same preset entry point and a minimal rule context of ours (report, ignore, translator),
  * and each rule's `file(source)` handler is called directly and synchronously on a text.
  *
- * Running all 27 handlers on every string is still 27 regular-expression passes (about 10 MB/s
- * on the same workload), so each rule is also put behind a gate: its handler is called once at
- * start-up on a recording text whose `matchAll` keeps the regular expressions the rule uses,
- * and `requiredLiterals` derives from them substrings without which none of them can match.
- * The handler then runs only on the texts that contain one. A rule whose patterns yield no
- * such literal runs on every text. test/secrets/secretlint.test.ts holds the results equal to
- * `lintSource`'s on the fixture corpora.
+ * Running all the handlers on every string is still one regular-expression pass per pattern
+ * (about 10 MB/s on the same workload), so each rule is also put behind a gate: its handler is
+ * called once at start-up on a recording text whose `matchAll` keeps the regular expressions the
+ * rule uses, and `requiredLiterals` derives from them substrings without which none of them can
+ * match. The handler then runs only on the texts that contain one (lib/secrets/native-gate.ts
+ * finds them). A rule whose patterns yield no such literal would run on every text.
+ * test/secrets/scanner.test.ts holds the findings to `lintSource`'s on the fixture corpora.
  *
  * The preset is loaded only when redaction is asked for (about 60 ms), with `require`, so
  * pipelines stay synchronous to build.
@@ -35,8 +35,10 @@ export interface SecretSpan {
 export interface SecretDetector {
   /** The short rule id written into `[REDACTED:<id>]` and the counters. */
   readonly id: string;
-  /** Any of these present in a text means the detector must look at it; undefined: it looks at every text. */
+  /** Any of these present in a text means the detector must look at it; undefined (and no probe): it looks at every text. */
   readonly gate: readonly RequiredLiterals[] | undefined;
+  /** Instead of a gate of literals, a quick pattern every text it could find something in matches. */
+  readonly probe?: RegExp;
   find(text: string, out: SecretSpan[]): void;
 }
 
@@ -77,8 +79,11 @@ const RULE_PREFIX = '@secretlint/secretlint-rule-';
  * Rules of the preset left out, with why:
  * - filter-comments reads `secretlint-disable` comments: in a transcript anyone (the model, a
  *   file a tool read) could write one, and a redaction must not be switched off by its input.
+ * - gcp looks only at files named *.p12 (a key store it decrypts) and *.json (a service-account
+ *   key file as a whole); a transcript's strings are neither, and the private key inside such a
+ *   file is the privatekey rule's.
  */
-const LEFT_OUT = new Set(['@secretlint/secretlint-rule-filter-comments']);
+const LEFT_OUT = new Set(['@secretlint/secretlint-rule-filter-comments', '@secretlint/secretlint-rule-gcp']);
 
 /**
  * Options given to rules of the preset: the AWS rule scans access key ids (`AKIA...`) only with
@@ -106,10 +111,10 @@ export function secretlintRules(): readonly SecretlintRuleCreator[] {
   return presetRules;
 }
 
-/** The version of the preset in use, for reports. */
-export function secretlintPresetVersion(): string {
+/** The preset in use, `name@version`, for reports. */
+export function secretlintPreset(): string {
   const require = createRequire(import.meta.url);
-  return (require(`${PRESET}/package.json`) as { version: string }).version;
+  return `${PRESET}@${(require(`${PRESET}/package.json`) as { version: string }).version}`;
 }
 
 /** The regular expressions a rule's handler passes to `matchAll`, recorded on an empty text. */
@@ -176,9 +181,8 @@ export function secretlintDetectors(): SecretDetector[] {
         sink = out;
         current = text;
         source.content = text;
-        const result = handler.file?.(source);
-        // Only gcp's handler can be asynchronous, and only for .p12 and .json files: never here.
-        if (result instanceof Promise) result.catch(() => undefined);
+        // Every handler of the preset is synchronous for a .txt source (gcp's, left out, is not).
+        handler.file?.(source);
       },
     });
   }
