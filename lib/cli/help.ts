@@ -175,7 +175,8 @@ Options:
   -o, --out DIR      output directory (created if missing)
   --route-file F     routes to export for, as a JSON array of {"name", "provider",
                      "modelApi", "modelId", "reasoning", "thinking", "imageMaxDimensionPx",
-                     "imageMaxBytes", "allowedToolNames"}; with the route flags too, both
+                     "imageMaxBytes", "allowedToolNames", "redact"}; with the route flags
+                     too, both
   --thinking         thinking is on for the requests (request-time steps), every route
   --format F         output: jsonl (default, one message a line) or json (one array a file)
   -j, --jobs N       worker threads (default: the number of cores)

@@ -3,7 +3,7 @@
  * per distinct option value in a process: building one loads secretlint and compiles its gate).
  */
 import { HygieneError } from '../errors.ts';
-import { createSecretScanner, type RedactPattern, type SecretScanner } from './scanner.ts';
+import { createSecretScanner, type SecretScanner, type SecretScannerOptions } from './scanner.ts';
 
 /** A user pattern: `/source/flags` (or a RegExp), optionally named; the name makes the rule id `user:<name>`. */
 export type RedactPatternOption = string | RegExp | { name?: string; pattern: string | RegExp };
@@ -19,11 +19,8 @@ export interface RedactOptions {
   allow?: readonly (string | RegExp)[];
 }
 
-export interface ResolvedRedactOptions {
-  readonly secrets: boolean;
-  readonly generic: boolean;
-  readonly patterns: readonly RedactPattern[];
-  readonly allow: readonly (string | RegExp)[];
+/** What the scanner is built from, every field given. */
+export interface ResolvedRedactOptions extends Readonly<Required<SecretScannerOptions>> {
   /** A canonical text of the above: equal for equal options (the export's options hash, the scanner cache). */
   readonly key: string;
 }
@@ -58,7 +55,7 @@ function toRegExp(value: string | RegExp, where: string): RegExp {
   }
 }
 
-function patternOf(option: RedactPatternOption, index: number): RedactPattern {
+function patternOf(option: RedactPatternOption, index: number): { name: string; pattern: RegExp } {
   const where = `patterns[${index}]`;
   const named = typeof option === 'object' && !(option instanceof RegExp) && option !== null;
   const name = named ? (option.name ?? `pattern-${index + 1}`) : `pattern-${index + 1}`;
@@ -112,7 +109,7 @@ const scanners = new Map<string, SecretScanner>();
 export function scannerFor(options: ResolvedRedactOptions): SecretScanner {
   let scanner = scanners.get(options.key);
   if (scanner === undefined) {
-    scanner = createSecretScanner({ secretlint: options.secrets, generic: options.generic, patterns: options.patterns, allow: options.allow });
+    scanner = createSecretScanner(options);
     scanners.set(options.key, scanner);
   }
   return scanner;

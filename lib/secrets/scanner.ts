@@ -26,7 +26,7 @@ export interface RedactPattern {
 
 export interface SecretScannerOptions {
   /** secretlint's recommended rules (default true). */
-  secretlint?: boolean;
+  secrets?: boolean;
   /** The generic high-entropy `NAME=value` detector (default true). */
   generic?: boolean;
   patterns?: readonly RedactPattern[];
@@ -133,7 +133,7 @@ function isAllowed(span: SecretSpan, text: string, allow: readonly (string | Reg
 
 export function createSecretScanner(options: SecretScannerOptions = {}): SecretScanner {
   const detectors: SecretDetector[] = [];
-  if (options.secretlint ?? true) detectors.push(...secretlintDetectors());
+  if (options.secrets ?? true) detectors.push(...secretlintDetectors());
   if (options.generic ?? true) detectors.push(regexDetector(GENERIC_RULE_ID, GENERIC_ASSIGNMENT, isLikelySecret, 1, GENERIC_ASSIGNMENT_SHAPE));
   for (const { name, pattern } of options.patterns ?? []) detectors.push(regexDetector(USER_PREFIX + name, pattern));
   const allow = options.allow ?? [];
