@@ -12,7 +12,7 @@
  * lines were decoded, a secret inside one JSON string value is contiguous here.
  */
 import { requiredLiterals } from './required-literals.ts';
-import { secretlintDetectors, type SecretDetector, type SecretSpan } from './secretlint.ts';
+import { ASSIGNMENT_SHAPE, secretlintDetectors, type SecretDetector, type SecretSpan } from './secretlint.ts';
 import { NativeGate, type GateLiteral } from './native-gate.ts';
 import type { RequiredLiterals } from './required-literals.ts';
 
@@ -54,12 +54,8 @@ export const GENERIC_RULE_ID = 'generic-assignment';
  */
 const GENERIC_ASSIGNMENT =
   /(?:key|secret|token|passw(?:or)?d|pwd|credential)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|=>)[ \t]*["']?([A-Za-z0-9+/=_~.-]{16,4096})(?![A-Za-z0-9+/=_~.-])/dgi;
-/**
- * What every GENERIC_ASSIGNMENT match holds: an operator's first character, then (`>`, blanks,
- * a quote) and 16 value characters. Its gate: the engine scans for `:` and `=`, far quicker than
- * for the six name words in any case.
- */
-const GENERIC_ASSIGNMENT_SHAPE = /[:=][> \t"']*[A-Za-z0-9+/=_~.-]{16}/;
+// Every GENERIC_ASSIGNMENT match has ASSIGNMENT_SHAPE (an operator, then blanks or a quote, then
+// 16 value characters): the detector's gate, far quicker to scan for than its six name words.
 
 const HEX = /^[0-9a-fA-F]+$/;
 const HAS_DIGIT = /[0-9]/;
@@ -134,7 +130,7 @@ function isAllowed(span: SecretSpan, text: string, allow: readonly (string | Reg
 export function createSecretScanner(options: SecretScannerOptions = {}): SecretScanner {
   const detectors: SecretDetector[] = [];
   if (options.secrets ?? true) detectors.push(...secretlintDetectors());
-  if (options.generic ?? true) detectors.push(regexDetector(GENERIC_RULE_ID, GENERIC_ASSIGNMENT, isLikelySecret, 1, GENERIC_ASSIGNMENT_SHAPE));
+  if (options.generic ?? true) detectors.push(regexDetector(GENERIC_RULE_ID, GENERIC_ASSIGNMENT, isLikelySecret, 1, ASSIGNMENT_SHAPE));
   for (const { name, pattern } of options.patterns ?? []) detectors.push(regexDetector(USER_PREFIX + name, pattern));
   const allow = options.allow ?? [];
   const literals: GateLiteral[] = detectors.flatMap((d) => (d.gate ?? []).flatMap((set) => set.literals.map((text) => ({ text, ignoreCase: set.ignoreCase }))));
@@ -146,12 +142,19 @@ export function createSecretScanner(options: SecretScannerOptions = {}): SecretS
     let open: boolean | undefined;
     let lowered: string | undefined;
     const lower = (): string => (lowered ??= text.toLowerCase());
+    // Each probe is tried once per text, however many detectors share it.
+    const probed = new Map<RegExp, boolean>();
+    const probeHit = (probe: RegExp): boolean => {
+      let hit = probed.get(probe);
+      if (hit === undefined) probed.set(probe, (hit = probe.test(text)));
+      return hit;
+    };
     for (const detector of detectors) {
-      if (detector.probe !== undefined) {
-        if (!detector.probe.test(text)) continue;
-      } else if (detector.gate !== undefined) {
-        open ??= gate.test(text);
-        if (!open || !gateHit(detector.gate, text, lower)) continue;
+      const { gate: literals, probe } = detector;
+      if (literals !== undefined || probe !== undefined) {
+        const byProbe = probe !== undefined && probeHit(probe);
+        const byLiterals = !byProbe && literals !== undefined && (open ??= gate.test(text)) && gateHit(literals, text, lower);
+        if (!byProbe && !byLiterals) continue;
       }
       detector.find(text, spans);
     }

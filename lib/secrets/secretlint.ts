@@ -35,9 +35,9 @@ export interface SecretSpan {
 export interface SecretDetector {
   /** The short rule id written into `[REDACTED:<id>]` and the counters. */
   readonly id: string;
-  /** Any of these present in a text means the detector must look at it; undefined (and no probe): it looks at every text. */
+  /** Any of these present in a text means the detector must look at it. */
   readonly gate: readonly RequiredLiterals[] | undefined;
-  /** Instead of a gate of literals, a quick pattern every text it could find something in matches. */
+  /** A quick pattern: a text it matches must be looked at too. With neither, every text is. */
   readonly probe?: RegExp;
   find(text: string, out: SecretSpan[]): void;
 }
@@ -93,6 +93,25 @@ const RULE_OPTIONS: Record<string, Record<string, unknown>> = {
   '@secretlint/secretlint-rule-aws': { enableIDScanRule: true },
 };
 
+/**
+ * What every match of an assignment pattern holds: `:` or `=` (also the first of `=>`), then
+ * `>`, blanks or a quote, then 12 characters of a value. V8 scans for this far quicker than for
+ * the words of these patterns (`secret`, `account`, in three cases each).
+ */
+export const ASSIGNMENT_SHAPE = /[:=][>\s"']*[A-Za-z0-9+/=_~.-]{12}/;
+
+/**
+ * The preset's patterns known to be assignments (aws's AWSSecretAccessKey, 40 characters of
+ * [A-Za-z0-9/+=], and AWSAccountID, 12 digits with optional dashes, after `:`, `=` or `=>`):
+ * gated by ASSIGNMENT_SHAPE instead of their literals. Keyed by the exact source, so a pattern a
+ * new release changes falls back to its literals; test/secrets/required-literals.test.ts checks
+ * that these still are the preset's and that every string they match has the shape.
+ */
+export const ASSIGNMENT_PATTERNS: ReadonlySet<string> = new Set([
+  String.raw`("|')?(AWS|aws|Aws)?_?(ACCOUNT|account|Account)_?(ID|id|Id)?("|')?\s*(:|=>|=)\s*("|')?[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}("|')?\b`,
+  String.raw`["']?(?:AWS|aws|Aws)?_?(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/\+=]{40})["']?\b`,
+]);
+
 /** The short id of a secretlint rule: `@secretlint/secretlint-rule-aws` is `aws`. */
 export function shortRuleId(id: string): string {
   return id.startsWith(RULE_PREFIX) ? id.slice(RULE_PREFIX.length) : id;
@@ -118,7 +137,7 @@ export function secretlintPreset(): string {
 }
 
 /** The regular expressions a rule's handler passes to `matchAll`, recorded on an empty text. */
-function recordPatterns(handler: { file?: (source: SecretlintSource) => unknown }): RegExp[] {
+export function recordPatterns(handler: { file?: (source: SecretlintSource) => unknown }): RegExp[] {
   const patterns: RegExp[] = [];
   const content = {
     length: 0,
@@ -171,12 +190,17 @@ export function secretlintDetectors(): SecretDetector[] {
     };
     const handler = rule.create(context, { ...RULE_OPTIONS[rule.meta.id] });
     const patterns = recordPatterns(handler);
-    const literals = patterns.map((pattern) => requiredLiterals(pattern));
-    const gate = patterns.length > 0 && literals.every((l) => l !== undefined) ? (literals as RequiredLiterals[]) : undefined;
+    const assignments = patterns.filter((pattern) => ASSIGNMENT_PATTERNS.has(pattern.source));
+    const literals = patterns.filter((pattern) => !ASSIGNMENT_PATTERNS.has(pattern.source)).map((pattern) => requiredLiterals(pattern));
+    const gated = patterns.length > 0 && literals.every((l) => l !== undefined);
+    // A rule with a pattern of no known literal and no known shape is looked at for every text.
+    const gate = gated && literals.length > 0 ? (literals as RequiredLiterals[]) : undefined;
+    const probe = gated && assignments.length > 0 ? ASSIGNMENT_SHAPE : undefined;
     const source: SecretlintSource = { content: '', filePath: undefined, ext: '.txt', contentType: 'text' };
     detectors.push({
       id,
-      gate,
+      gate: gated || probe !== undefined ? gate : undefined,
+      ...(probe === undefined ? {} : { probe }),
       find(text, out) {
         sink = out;
         current = text;

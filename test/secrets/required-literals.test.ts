@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { requiredLiterals } from '../../lib/secrets/required-literals.ts';
 import { NativeGate } from '../../lib/secrets/native-gate.ts';
-import { secretlintDetectors } from '../../lib/secrets/secretlint.ts';
+import { ASSIGNMENT_PATTERNS, ASSIGNMENT_SHAPE, recordPatterns, secretlintDetectors, secretlintRules } from '../../lib/secrets/secretlint.ts';
 
 describe('requiredLiterals', () => {
   const cases: Array<{ pattern: RegExp; literals: string[] | undefined; ignoreCase?: boolean }> = [
@@ -64,6 +64,24 @@ describe('the secretlint rules behind their gates', () => {
     assert.deepEqual(detectors.filter((d) => d.gate === undefined).map((d) => d.id), []);
     assert.ok(!detectors.some((d) => d.id === 'filter-comments'), 'secretlint-disable comments must not switch redaction off');
     assert.ok(!detectors.some((d) => d.id === 'gcp'), 'gcp reads only .p12 and .json files');
+  });
+
+  test('the assignment patterns are still the preset\'s, and every string they match has the assignment shape', () => {
+    const aws = secretlintRules().find((rule) => rule.meta.id === '@secretlint/secretlint-rule-aws')!;
+    const context = { sharedOptions: {}, createTranslator: () => () => ({ message: '', messageId: '' }), report() {}, ignore() {} };
+    const patterns = recordPatterns(aws.create(context, { enableIDScanRule: true })).filter((pattern) => ASSIGNMENT_PATTERNS.has(pattern.source));
+    assert.equal(patterns.length, ASSIGNMENT_PATTERNS.size, 'a pattern of ASSIGNMENT_PATTERNS is no longer the aws rule\'s');
+    assert.equal(secretlintDetectors().find((d) => d.id === 'aws')!.probe, ASSIGNMENT_SHAPE);
+    for (const pattern of patterns) {
+      // Without the \b ends the generated strings are a superset of the matches.
+      const whole = new RegExp(`^(?:${pattern.source.replace(/\\b$/, '')})$`);
+      fc.assert(
+        fc.property(fc.stringMatching(whole), (match) => {
+          assert.ok(ASSIGNMENT_SHAPE.test(match), JSON.stringify(match));
+        }),
+        { numRuns: 500 },
+      );
+    }
   });
 });
 
