@@ -7,7 +7,8 @@
  * three times, interleaved, and keeps each one's best time. It fails (exit 1) when a case's
  * throughput ratio to its floor falls more than 15% below bench/baseline.json, or when an
  * anthropic run's peak RSS exceeds its baseline by more than 25%. `--update` rewrites the
- * baseline from this run.
+ * baseline from this run. It also fails when one long line costs more than linear time in its
+ * length (bench/long-line.ts: the time per MB of a 64 MB line against an 8 MB one).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateSession, type Workload } from './generate.ts';
 import { ROUTES, measureFloor, measureRoute } from './measure.ts';
+import { LONG_LINE_MAX_SLOWDOWN, LONG_LINE_SIZES_MB, measureLongLines } from './long-line.ts';
 
 interface Baseline {
   /** Ratio to the floor per case: `anthropic` and `openai-responses` (agent), `mixed-provider anthropic`, ... */
@@ -73,6 +75,10 @@ try {
     process.stdout.write(`  anthropic peak RSS ${peakRssMb[label]} MB\n`);
   }
 
+  const longLines = await measureLongLines(dir, GATED[0]!);
+  const { small, large } = LONG_LINE_SIZES_MB;
+  process.stdout.write(`long line: ${longLines.msPerMb[small]!.toFixed(1)} ms/MB at ${small} MB, ${longLines.msPerMb[large]!.toFixed(1)} ms/MB at ${large} MB (${longLines.slowdown.toFixed(2)}x, at most ${LONG_LINE_MAX_SLOWDOWN}x)\n`);
+
   if (values.update) {
     const baseline: Baseline = { ratios, peakRssMb, note: `measured ${new Date().toISOString()} by npm run bench:gate -- --update` };
     await writeFile(baselinePath, JSON.stringify(baseline, null, 2) + '\n');
@@ -94,6 +100,9 @@ try {
       const expected = baseline.peakRssMb[workload];
       if (expected === undefined) failures.push(`${workload}: no baseline peak RSS`);
       else if (peak > expected * (1 + RSS_TOLERANCE)) failures.push(`${workload} anthropic: peak RSS ${peak} MB is more than 25% above the baseline ${expected} MB`);
+    }
+    if (longLines.slowdown > LONG_LINE_MAX_SLOWDOWN) {
+      failures.push(`long line: a ${large} MB line costs ${longLines.slowdown.toFixed(2)}x the time per MB of a ${small} MB line (at most ${LONG_LINE_MAX_SLOWDOWN}x): time grows faster than the line's length`);
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (failures.length > 0) {

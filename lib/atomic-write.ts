@@ -80,6 +80,14 @@ export function removeOnStop(file: string): () => void {
   };
 }
 
+/**
+ * Removes, now and synchronously, every file removeOnStop holds: for a command that ends its
+ * process by a signal itself (a forced stop), where no exit handler runs.
+ */
+export function removeTemporariesNow(): void {
+  removeAllNow();
+}
+
 /** The files removeOnStop is holding now (for tests). */
 export function pendingRemovals(): string[] {
   return [...temporaries];

@@ -8,10 +8,25 @@ import { createPipelineTransform, createRuleTransform } from './pipeline-streams
 import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
+import type { RuleName } from './rule-names.ts';
+import { HygieneError } from './errors.ts';
 
+/**
+ * The options of the public entry points: the route is required, since without it a run would
+ * get a fallback policy no provider asked for (resolveTranscriptPolicy shows what a route gets).
+ */
 export interface SanitizeOptions extends HygieneOptions {
+  provider: string;
+  modelApi: string;
+  modelId: string;
   /** Receives the counters of the run when it ends. */
   onStats?: (stats: HygieneStats) => void;
+}
+
+/** A plain-JavaScript caller gets no type check: a missing route is refused at run time too. */
+function requireRoute(options: SanitizeOptions, entry: string): void {
+  const missing = (['provider', 'modelApi', 'modelId'] as const).filter((name) => typeof options?.[name] !== 'string' || options[name] === '');
+  if (missing.length > 0) throw new HygieneError('invalid_option', `${entry}: missing ${missing.join(', ')} (the route to sanitize for, e.g. { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' })`);
 }
 
 /**
@@ -19,6 +34,7 @@ export interface SanitizeOptions extends HygieneOptions {
  * `createHygieneStream` runs, over an array.
  */
 export async function sanitizeSessionHistory(messages: readonly unknown[], options: SanitizeOptions): Promise<Message[]> {
+  requireRoute(options, 'sanitizeSessionHistory');
   const out: Message[] = [];
   // The replay copy: request-time steps (trailing prefill) are for the outgoing request only.
   const pipeline = createPipeline(options, (message) => out.push(message), { requestTime: false });
@@ -37,6 +53,7 @@ export async function sanitizeSessionHistory(messages: readonly unknown[], optio
 
 /** An object-mode Duplex: messages in, the replay copy out. */
 export function createHygieneStream(options: SanitizeOptions): Duplex {
+  requireRoute(options, 'createHygieneStream');
   const { stream, stats } = createPipelineTransform(options);
   if (options.onStats) {
     const onStats = options.onStats;
@@ -50,7 +67,8 @@ export function createHygieneStream(options: SanitizeOptions): Duplex {
  * composing your own pipeline: pipe rules in `ruleNamesFor(route)` order. The fused
  * `createHygieneStream` runs them all in one Transform and stays the faster default.
  */
-export function createRuleStream(name: string, options: SanitizeOptions): Duplex {
+export function createRuleStream(name: RuleName, options: SanitizeOptions): Duplex {
+  requireRoute(options, 'createRuleStream');
   const { stream, stats } = createRuleTransform(name, options);
   if (options.onStats) {
     const onStats = options.onStats;
@@ -64,6 +82,8 @@ export type { TranscriptPolicy, TranscriptRoute, ToolCallIdMode } from './policy
 export { resolveHygieneOptions, DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_DIMENSION_PX } from './options.ts';
 export type { HygieneOptions, ResolvedHygieneOptions } from './options.ts';
 export { HygieneError, isHygieneError } from './errors.ts';
+export { RULE_NAMES } from './rule-names.ts';
+export type { RuleName } from './rule-names.ts';
 export type { HygieneErrorCode } from './errors.ts';
 export type { HygieneStats } from './stats.ts';
 export { STAGES, selectRules, ruleNamesFor } from './pipeline.ts';
@@ -79,6 +99,6 @@ export type { ExportRoute, ExportFormat } from './export/routes.ts';
 export type { ExportReport, ExportFailure, ExportEvent } from './export/report.ts';
 export { checkTranscript, invariantsFor, INVARIANT_RULES } from './invariants/index.ts';
 export type { CheckRoute, InvariantFamily, InvariantRule, RouteInvariants, Violation } from './invariants/index.ts';
-export type * from './types.ts';
+export type { TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolCallBlock, ImageBlock, UnknownBlock, ContentBlock, UserMessage, AssistantMessage, ToolResultMessage, OtherMessage, Message } from './types.ts';
 export type { Rule, MessageRule, BufferedRule, RuleContext, RuleMeta, RuleOutput } from './rule.ts';
 export { projectForDisplay } from '../transforms/project-display.ts';

@@ -1,4 +1,5 @@
 /** The pipeline as object-mode Transforms: all of a route's rules fused, or one named rule. */
+import { didYouMean } from './closest.ts';
 import type { Transform } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import type { HygieneOptions } from './options.ts';
@@ -33,10 +34,8 @@ export function createRuleTransform(name: string, options: HygieneOptions): Pipe
   if (rule === undefined) {
     const known = STAGES.some((entry) => entry.rule.meta.name === name);
     const route = `${resolved.provider}/${resolved.modelApi}/${resolved.modelId}`;
-    throw new HygieneError(
-      'invalid_option',
-      `${known ? `rule ${name} does not run for ${route}` : `no rule named ${JSON.stringify(name)}`}; the route's rules are: ${rules.map((candidate) => candidate.meta.name).join(', ')}`,
-    );
+    const unknown = `no rule named ${JSON.stringify(name)}${didYouMean(String(name), STAGES.map((entry) => entry.rule.meta.name))}`;
+    throw new HygieneError('invalid_option', `${known ? `rule ${name} does not run for ${route}` : unknown}; the route's rules are: ${rules.map((candidate) => candidate.meta.name).join(', ')}`);
   }
   const stream = toTransform([rule], { policy, options: resolved, stats });
   return { stream, policy, rules: [rule], stats: () => stats.snapshot() };

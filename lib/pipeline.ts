@@ -5,6 +5,7 @@
  * spec step it implements; `when` reads only the policy and the resolved options, never
  * the messages. Rules that later issues add slot into this list at their step.
  */
+import type { RuleName } from './rule-names.ts';
 import { resolveTranscriptPolicy, type TranscriptPolicy } from './policy.ts';
 import { resolveHygieneOptions, type HygieneOptions, type ResolvedHygieneOptions } from './options.ts';
 import { createRuleChain, type RuleChain } from './stage.ts';
@@ -181,6 +182,7 @@ export function createPipeline(options: HygieneOptions, sink: Emit, select: Sele
 }
 
 /** The names of the rules that run for a route, in order (request-time steps too, unless `requestTime: false`). */
-export function ruleNamesFor(options: HygieneOptions, select: SelectOptions = {}): string[] {
-  return prepare(options, select).rules.map((rule) => rule.meta.name);
+export function ruleNamesFor(options: HygieneOptions, select: SelectOptions = {}): RuleName[] {
+  // Every rule's name is one of RULE_NAMES (test/lib/rules-table.test.ts holds the list current).
+  return prepare(options, select).rules.map((rule) => rule.meta.name as RuleName);
 }

@@ -198,17 +198,20 @@ export async function scanInputFile(path: string): Promise<InputScan> {
     scanLines(buffer, lastLine, resultIndex);
     collectSummaries(buffer, compactionSummaries);
   };
-  // Lines cut by a chunk boundary are joined in a small buffer (a copy: the chunk's memory is
-  // reused for the next read); the rest of each chunk is scanned in place.
-  let carry: Buffer = Buffer.alloc(0);
+  // Lines cut by a chunk boundary are joined from copies of their pieces (the chunk's memory is
+  // reused for the next read), once, when the line ends: joining piece by piece copied a long
+  // line once per chunk it spans. The rest of each chunk is scanned in place.
+  let carry: Buffer[] = [];
+  let carried = 0;
   let line = 1;
   for await (const chunk of readFileChunks(path, 4 << 20)) {
     const firstNewline = chunk.indexOf(NEWLINE);
     if (firstNewline < 0) {
-      carry = carry.length > 0 ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+      carry.push(Buffer.from(chunk));
+      carried += chunk.length;
       continue;
     }
-    const head = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, firstNewline + 1)]) : chunk.subarray(0, firstNewline + 1);
+    const head = carried > 0 ? Buffer.concat([...carry, chunk.subarray(0, firstNewline + 1)], carried + firstNewline + 1) : chunk.subarray(0, firstNewline + 1);
     line += 1;
     scan(head, line - 1);
     const lastNewline = chunk.lastIndexOf(NEWLINE);
@@ -217,9 +220,10 @@ export async function scanInputFile(path: string): Promise<InputScan> {
       line += countNewlines(body);
       scan(body, line - 1);
     }
-    carry = Buffer.from(chunk.subarray(lastNewline + 1));
+    carry = lastNewline + 1 < chunk.length ? [Buffer.from(chunk.subarray(lastNewline + 1))] : [];
+    carried = chunk.length - lastNewline - 1;
   }
-  if (carry.length > 0) scan(carry, line);
+  if (carried > 0) scan(Buffer.concat(carry, carried), line);
   return { resultIndex, compactionSummaries };
 }
 

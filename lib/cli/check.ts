@@ -28,5 +28,5 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   resolveHygieneOptions(options);
   // An empty file is exit 8, as for sanitize and in export's report.
   const file = await checkInput(positionals[0], { rejectEmpty: true });
-  return runCheckCommand({ file, stdin: io.stdin, stdout: io.stdout, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
+  return runCheckCommand({ file, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
 }

@@ -125,10 +125,16 @@ Example:
 
 export const CHECK_HELP = `Usage: transcript-hygiene check [FILE] --provider P --model-api A --model-id M [options]
 
-Reads FILE (or stdin) like sanitize and reports every place where the transcript breaks
-a structural rule the route's provider API enforces (tool results that do not follow
-their calls, bad tool-call ids, empty content, alternation, ...), naming the rule, the
-message index (and input line) and the offending id or block.
+Reads FILE (or stdin) as sanitize does and reports every place where the transcript
+breaks a structural rule the route's provider API enforces (tool results that do not
+follow their calls, bad tool-call ids, empty content, alternation, ...), naming the rule,
+the message index (and input line) and the offending id or block.
+
+A session file is read as sanitize reads it, and as the runtime loads it for the model:
+the active branch only (abandoned branches are never sent, so never checked), the latest
+compaction's summary and what it kept, branch summaries and custom messages as messages.
+Its lines that are not JSON are skipped with a warning on stderr, as the loader skips
+them, instead of failing the check; the line numbers are the session file's own.
 
 ${ROUTE_HELP}
 

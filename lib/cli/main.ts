@@ -57,20 +57,22 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   if (command === 'help' || command === '--help' || command === '-h') {
-    const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
-    io.stdout.write(topic?.help ?? help.MAIN_HELP);
+    io.stdout.write(rest[0] === undefined ? help.MAIN_HELP : commandEntry(rest[0]).help);
     return EXIT.ok;
   }
-  const entry = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (entry === undefined) {
-    const known = [...Object.keys(COMMANDS), 'help'];
-    throw new UsageError(`unknown command '${command}'${didYouMean(command, known)}`);
-  }
+  const entry = commandEntry(command);
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(entry.help);
     return EXIT.ok;
   }
   return await (await entry.load())(rest, io);
+}
+
+/** The command of that name, or the usage error naming the closest one (for `help NAME` too). */
+function commandEntry(name: string): (typeof COMMANDS)[string] {
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (entry === undefined) throw new UsageError(`unknown command '${name}'${didYouMean(name, [...Object.keys(COMMANDS), 'help'])}`);
+  return entry;
 }
 
 function reportError(error: unknown, command: string | undefined, io: Io): number {

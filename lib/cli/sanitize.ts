@@ -8,27 +8,11 @@ import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { sanitizeFile, type InputFormat } from '../run.ts';
 import { sanitizeStdin } from '../session/spool.ts';
 import { describeMessageless, fileHead, isRegularFile, messagesWithRole, recordHead } from '../session/input-check.ts';
-import type { HygieneStats } from '../stats.ts';
+import { inputWarnings } from '../input-warnings.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
 import { REDACT_OPTIONS, redactOf } from './redact-flags.ts';
-
-/** What the run passed over in the input, one line each: torn lines of a session, foreign roles. */
-export function inputWarnings(source: string, stats: HygieneStats & { session?: { malformedLines: number; malformedLineNumbers: readonly number[] } }): string[] {
-  const warnings: string[] = [];
-  const torn = stats.session?.malformedLines ?? 0;
-  if (torn > 0) {
-    const numbers = stats.session!.malformedLineNumbers.slice(0, 5);
-    const more = torn > numbers.length ? ', ...' : '';
-    warnings.push(`${source}: skipped ${torn} line${torn === 1 ? '' : 's'} that ${torn === 1 ? 'is' : 'are'} not JSON (line${torn === 1 ? '' : 's'} ${numbers.join(', ')}${more})`);
-  }
-  const foreign = Object.entries(stats.droppedForeignRoles ?? {});
-  const dropped = foreign.reduce((sum, [, count]) => sum + count, 0);
-  if (dropped > 0) {
-    warnings.push(`${source}: dropped ${dropped} message${dropped === 1 ? '' : 's'} of roles the runtime never writes (${foreign.map(([role, count]) => `${role} ${count}`).join(', ')})`);
-  }
-  return warnings;
-}
+import { outputOverInput } from './same-file.ts';
 
 export async function runSanitize(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -62,6 +46,11 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
   const target = values.output;
   // A directory given as the output fails before any work.
   if (target !== undefined) await planOutput(target);
+  const input = positionals[0] === '-' ? undefined : positionals[0];
+  const overwritten = await outputOverInput({ file: input, stdin: io.stdin }, { target, stdout: io.stdout });
+  if (overwritten !== undefined) {
+    throw new UsageError(`the output is the input (${overwritten}): sanitize writes a replay copy of bare messages, which would replace the session; write it elsewhere, or use 'transcript-hygiene repair ${overwritten === '<stdin>' ? 'FILE' : overwritten}' to fix a session file in place`);
+  }
   const file = await checkInput(positionals[0], { rejectEmpty: true });
 
   const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { removeTemporariesNow } from '../atomic-write.ts';
 import { HygieneError, isHygieneError } from '../errors.ts';
 import { unknownRouteProblem } from '../route-check.ts';
 import { exportSessions } from './export.ts';
@@ -42,8 +43,19 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 /** How long a stopped export may take to end before the signal ends the process. */
 const STOP_GRACE_MS = 4000;
 
-/** Ends the process as the signal does when nobody handles it (exit status 128 + its number). */
+/**
+ * One stop can arrive twice: a terminal's Ctrl-C reaches the whole process group, so the tuned
+ * child gets it from the terminal and again from the launcher, which passes on what it receives
+ * (lib/cli/launch.ts). A signal this soon after the first is that copy, not a second request.
+ */
+const SAME_STOP_MS = 1000;
+
+/**
+ * Ends the process as the signal does when nobody handles it (exit status 128 + its number),
+ * after removing the lock and the temporary files of the jobs under way: no exit handler runs.
+ */
 function endBySignal(name: string): void {
+  removeTemporariesNow();
   process.removeAllListeners(name);
   process.kill(process.pid, name);
 }
@@ -52,10 +64,15 @@ export async function runExportCommand(params: ExportCommandParams, io: ExportCo
   const progress = new ExportProgress({ stream: io.stderr, quiet: params.quiet });
   const controller = new AbortController();
   let stoppedBy: string | undefined;
+  let stoppedAt = 0;
   const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
     const handler = (): void => {
-      if (stoppedBy !== undefined) endBySignal(name);
+      if (stoppedBy !== undefined) {
+        if (performance.now() - stoppedAt < SAME_STOP_MS) return;
+        endBySignal(name);
+      }
       stoppedBy = name;
+      stoppedAt = performance.now();
       progress.stop();
       io.stderr.write(`transcript-hygiene: ${name}: stopping (finished outputs are kept; run again to resume)\n`);
       controller.abort();

@@ -18,6 +18,7 @@ import type { ByteSource } from '../jsonl.ts';
 import { discoverSessions, type SessionSource } from './discover.ts';
 import type { ExportTaskResult } from './export-file.ts';
 import { LOCK_NAME, MANIFEST_NAME, Manifest, TEMP_MARK, acquireExportLock, writeFileAtomic } from './manifest.ts';
+import { SkippedLinesAggregator, skippedLinesOf } from './report-skipped.ts';
 import { renderExportReportHtml } from './report-html.ts';
 import { SessionsAggregator } from './report-sessions.ts';
 import { REPORT_HTML_NAME, REPORT_NAME, addRuleCounters, compareFailures, type ExportEvent, type ExportFailure, type ExportReport } from './report.ts';
@@ -159,6 +160,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       routes.map((route) => route.name),
       routes.some((route) => route.options.redact !== undefined),
     );
+    const skippedLines = new SkippedLinesAggregator();
     for (const source of discovery.sources) {
       for (const route of routes) {
         const rel = source.rel === undefined ? undefined : outputRelOf(source.rel, format);
@@ -190,7 +192,12 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       return found !== undefined && found.isFile() && found.size === entry.outputBytes;
     });
     const skipped = current.filter(Boolean).length;
-    candidates.forEach((candidate, i) => current[i] && perSession.skipped(candidate.route.name));
+    candidates.forEach((candidate, i) => {
+      if (!current[i]) return;
+      perSession.skipped(candidate.route.name);
+      const earlier = manifest.get(candidate.key)?.skippedLines;
+      if (earlier !== undefined) skippedLines.record(candidate.source.display, { ...earlier, earlierRun: true });
+    });
     const pending = candidates.filter((_, i) => !current[i]);
     // Largest first: the long ones start early, so the last minutes are not one job alone.
     pending.sort((a, b) => b.source.size - a.source.size || (a.key < b.key ? -1 : 1));
@@ -253,6 +260,8 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     const settle = async (item: Work, result: ExportTaskResult): Promise<void> => {
       const route = several ? { route: item.route.name } : {};
       if (result.ok) {
+        const lost = skippedLinesOf(result.stats);
+        skippedLines.record(item.source.display, lost);
         manifest.set(item.key, {
           source: item.source.path,
           size: item.source.size,
@@ -261,6 +270,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
           outputBytes: result.bytesOut,
           finishedAt: new Date().toISOString(),
           ...(result.repaired ? { repaired: true } : {}),
+          ...(lost === undefined ? {} : { skippedLines: lost }),
         });
         totals.exported++;
         totals.bytesIn += item.source.size;
@@ -278,7 +288,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
           totals.repaired++;
           repairedList.push({ file: item.source.display, ...route, output: item.key, ...result.repair });
         }
-        emit({ type: 'output', status: 'exported', file: item.source.display, ...route, output: item.key, bytesIn: item.source.size, bytesOut: result.bytesOut, ms: result.ms, repaired: result.repaired });
+        emit({ type: 'output', status: 'exported', file: item.source.display, ...route, output: item.key, bytesIn: item.source.size, bytesOut: result.bytesOut, ms: result.ms, repaired: result.repaired, ...(lost === undefined ? {} : { skippedLines: lost }) });
         return;
       }
       // A worker that was stopped or died leaves its temporary files behind.
@@ -349,6 +359,15 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
       repaired: repairedList,
       rules,
       warnings: [...warnings, ...runner.warnings()],
+      skippedLines: skippedLines.section(),
+      ...(skipped === 0
+        ? {}
+        : {
+            earlierRuns: {
+              outputs: skipped,
+              note: `${skipped} output${skipped === 1 ? ' was' : 's were'} already current from an earlier run of this export: ${skipped === 1 ? 'it is' : 'they are'} counted in totals.skipped only, not in this run's figures, failures or rule counters; lines ${skipped === 1 ? 'its session' : 'their sessions'} lost are listed under skippedLines (earlierRun), from the manifest`,
+            },
+          }),
       ...perSession.section(),
       ...(runner.queueReport === undefined ? {} : { queue: runner.queueReport() }),
     };

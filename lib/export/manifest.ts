@@ -15,7 +15,7 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { writeFileAtomic as writeAtomic } from '../atomic-write.ts';
+import { removeOnStop, writeFileAtomic as writeAtomic } from '../atomic-write.ts';
 import { HygieneError } from '../errors.ts';
 
 export const MANIFEST_NAME = '.export-manifest.json';
@@ -33,6 +33,8 @@ export interface ManifestEntry {
   finishedAt: string;
   /** The output was made from a repaired copy (--repair). */
   repaired?: boolean;
+  /** Lines of the session the export passed over (report-skipped.ts), kept so a resumed run still reports them. */
+  skippedLines?: { count: number; lines: number[]; reason: string };
 }
 
 const VERSION = 1;
@@ -193,10 +195,13 @@ export async function acquireExportLock(directory: string): Promise<() => Promis
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const handle = await open(file, 'wx');
+      // From here a stop by signal removes the lock too, even one that ends the process at once.
+      const forget = removeOnStop(file);
       await handle.writeFile(me);
       await handle.close();
       return async () => {
         await rm(file, { force: true });
+        forget();
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {

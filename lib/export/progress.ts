@@ -4,7 +4,7 @@
  * (a pipe, a log file): one plain line per output. Quiet: nothing.
  */
 import type { ExportEvent } from './report.ts';
-import { failurePlace, formatBytes, formatDuration, plural } from './report.ts';
+import { failurePlace, formatBytes, formatDuration, plural, skippedPlace } from './report.ts';
 
 export interface ProgressStream {
   write(text: string): unknown;
@@ -79,6 +79,9 @@ export class ExportProgress {
       if (event.failure !== undefined) {
         this.stream.write(`${this.statusShown ? CLEAR_LINE : ''}FAILED ${failurePlace(event.failure)}: ${event.failure.reason}\n`);
         this.statusShown = false;
+      } else if (event.skippedLines !== undefined) {
+        this.stream.write(`${this.statusShown ? CLEAR_LINE : ''}SKIPPED ${skippedPlace({ file: event.file, ...event.skippedLines })}: not JSON\n`);
+        this.statusShown = false;
       }
       this.draw(event.failure !== undefined || this.done === this.total);
       return;
@@ -87,7 +90,8 @@ export class ExportProgress {
     if (event.failure !== undefined) this.stream.write(`export: ${counter} FAILED ${failurePlace(event.failure)}: ${event.failure.reason}\n`);
     else {
       const repaired = event.repaired ? ', repaired' : '';
-      this.stream.write(`export: ${counter} ok ${event.file}${route} (${formatBytes(event.bytesIn)}, ${formatDuration(event.ms)}${repaired})\n`);
+      const lost = event.skippedLines === undefined ? '' : `, SKIPPED ${plural(event.skippedLines.count, 'line')} not JSON: ${event.skippedLines.lines.slice(0, 10).join(', ')}${event.skippedLines.count > 10 ? ', ...' : ''}`;
+      this.stream.write(`export: ${counter} ok ${event.file}${route} (${formatBytes(event.bytesIn)}, ${formatDuration(event.ms)}${repaired}${lost})\n`);
     }
   };
 

@@ -79,6 +79,28 @@ function failuresSection(report: ExportReport): string {
   );
 }
 
+function skippedLinesSection(report: ExportReport): string {
+  const lost = report.skippedLines;
+  // Reports written before this section existed have none.
+  if (lost === undefined || lost.lines === 0) return '';
+  const rows = lost.bySession
+    .slice(0, HTML_ROW_LIMIT)
+    .map(
+      (s, i) =>
+        `<tr class="skipped"><td class="path file">${escapeHtml(s.file)}${s.earlierRun ? ' <span class="muted">(earlier run)</span>' : ''}</td>` +
+        `<td class="num">${num(`skippedLines.bySession.${i}.count`, s.count, formatCount(s.count))}</td>` +
+        `<td class="code">${escapeHtml(s.lines.slice(0, 20).join(', '))}${s.count > Math.min(20, s.lines.length) ? ', ...' : ''}</td><td class="reason">${escapeHtml(s.reason)}</td></tr>`,
+    )
+    .join('');
+  return (
+    `<section id="skipped-lines"><h2>Skipped lines (${num('skippedLines.lines', lost.lines, formatCount(lost.lines))} in ${num('skippedLines.sessions', lost.sessions, formatCount(lost.sessions))} sessions)</h2>` +
+    `<p class="banner warning">These lines of the sessions could not be read and are not in the outputs.</p>` +
+    `<table class="failures"><thead><tr><th>session</th><th class="num">lines</th><th>line numbers</th><th>why</th></tr></thead><tbody>${rows}</tbody></table>` +
+    more(HTML_ROW_LIMIT, lost.bySession.length, 'sessions with skipped lines') +
+    '</section>'
+  );
+}
+
 function routesSection(report: ExportReport): string {
   const routeOf = new Map(report.routes.map((r) => [r.name, r]));
   const rows = report.byRoute
@@ -206,11 +228,13 @@ export function renderExportReportHtml(report: ExportReport): string {
     `<header><h1>Export report</h1><p class="meta">${escapeHtml(report.outDir)} · ${escapeHtml(report.tool)} · ${escapeHtml(report.startedAt)} to ${escapeHtml(report.finishedAt)} · ` +
     `format ${escapeHtml(report.format)} · ${report.jobs} job${report.jobs === 1 ? '' : 's'}${report.force ? ' · --force' : ''}${report.repair ? ' · --repair' : ''}</p></header>` +
     (report.interrupted ? `<p class="banner">Interrupted before every output was done: run the export again to resume.</p>` : '') +
-    report.warnings.map((w) => `<p class="banner warning">warning: ${escapeHtml(w)}</p>`).join('');
+    report.warnings.map((w) => `<p class="banner warning">warning: ${escapeHtml(w)}</p>`).join('') +
+    (report.earlierRuns === undefined ? '' : `<p class="banner warning" data-field="earlierRuns.outputs" data-value="${report.earlierRuns.outputs}">${escapeHtml(report.earlierRuns.note)}</p>`);
   const body = [
     header,
     totalsSection(report),
     failuresSection(report),
+    skippedLinesSection(report),
     routesSection(report),
     rulesSection(report),
     redactionsSection(report),

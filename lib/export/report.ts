@@ -5,6 +5,7 @@
  */
 import type { HygieneStats } from '../stats.ts';
 import type { SessionsSection } from './report-sessions.ts';
+import type { SkippedInSession, SkippedLinesSection } from './report-skipped.ts';
 import type { ExportFormat } from './routes.ts';
 
 export const REPORT_NAME = 'export-report.json';
@@ -67,6 +68,10 @@ export interface ExportReport extends SessionsSection {
   /** Counters per rule, summed over the outputs written by this run. */
   rules: Record<string, Record<string, number>>;
   warnings: string[];
+  /** Lines of sessions the export passed over (not JSON): data the outputs lack, per session and in total. */
+  skippedLines: SkippedLinesSection;
+  /** When outputs were current from an earlier run: how many, and what this report covers of them. */
+  earlierRuns?: { outputs: number; note: string };
   /** Only for `export --queue`: the broker, the queue and the workers that did the outputs. */
   queue?: QueueReport;
 }
@@ -145,6 +150,13 @@ export function failurePlace(failure: ExportFailure): string {
   return `${failure.file}${failure.line === undefined ? '' : `:${failure.line}`}${failure.route === undefined ? '' : ` [${failure.route}]`}`;
 }
 
+/** `file: N lines (5, 7, ...)` for a session that lost lines. */
+export function skippedPlace(session: Pick<SkippedInSession, 'file' | 'count' | 'lines' | 'earlierRun'>): string {
+  const shown = session.lines.slice(0, 10).join(', ');
+  const more = session.count > Math.min(10, session.lines.length) ? ', ...' : '';
+  return `${session.file}: ${plural(session.count, 'line')} (${session.count === 1 ? 'line' : 'lines'} ${shown}${more})${session.earlierRun ? ' [earlier run]' : ''}`;
+}
+
 /** The summary the command prints on stderr at the end; at most `limit` failures are listed. */
 export function formatSummary(report: ExportReport, reportPath: string, limit = 20): string {
   const t = report.totals;
@@ -158,12 +170,19 @@ export function formatSummary(report: ExportReport, reportPath: string, limit = 
   );
   for (const failure of report.failures.slice(0, limit)) lines.push(`  FAILED ${failurePlace(failure)}: ${failure.reason}`);
   if (report.failures.length > limit) lines.push(`  ... and ${report.failures.length - limit} more`);
+  const lost = report.skippedLines;
+  if (lost.lines > 0) {
+    lines.push(`  SKIPPED ${plural(lost.lines, 'line')} in ${plural(lost.sessions, 'session')} (not JSON: the outputs lack them):`);
+    for (const session of lost.bySession.slice(0, limit)) lines.push(`    ${skippedPlace(session)}`);
+    if (lost.bySession.length > limit) lines.push(`    ... and ${lost.bySession.length - limit} more sessions`);
+  }
   const redactions = report.redactions;
   if (redactions !== undefined) {
     const byRule = Object.entries(redactions.byRule).sort(([a], [b]) => (a < b ? -1 : 1)).map(([rule, count]) => `${rule} ${count}`).join(', ');
     lines.push(`export: ${plural(redactions.secrets, 'secret')} redacted in ${plural(redactions.sessions, 'session')}${byRule === '' ? '' : ` (${byRule})`}`);
   }
   for (const warning of report.warnings) lines.push(`  warning: ${warning}`);
+  if (report.earlierRuns !== undefined) lines.push(`  note: ${report.earlierRuns.note}`);
   lines.push(`export: report in ${reportPath}`);
   return lines.join('\n') + '\n';
 }
@@ -195,5 +214,7 @@ export type ExportEvent =
       ms: number;
       repaired: boolean;
       failure?: ExportFailure;
+      /** Lines of the session passed over (not JSON), when there were any. */
+      skippedLines?: Omit<SkippedInSession, 'file'>;
     }
   | { type: 'end'; report: ExportReport };

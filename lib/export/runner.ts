@@ -6,6 +6,7 @@
  * (queue/coordinator.ts) on BullMQ workers anywhere.
  */
 import type { SessionSource } from './discover.ts';
+import { removeOnStop } from '../atomic-write.ts';
 import type { ExportTask, ExportTaskResult } from './export-file.ts';
 import { WorkerLane } from './pool.ts';
 import type { QueueReport } from './report.ts';
@@ -58,8 +59,11 @@ export function localRunner(options: { jobs: number; memoryMb: number }): Export
           lanes.map(async (lane) => {
             while (!aborted && next < work.length) {
               const item = work[next++]!;
+              // The job's temporaries are named here: a stop that ends the process at once removes them.
+              const forget = [removeOnStop(item.task.temp), removeOnStop(item.task.repairCopy)];
               const result = await lane.run(item.task);
               await settle(item, result);
+              for (const release of forget) release();
               if (result.ok || result.failure.code !== 'interrupted') settled++;
             }
           }),

@@ -7,18 +7,16 @@
  * the whole input), so the messages are held in memory.
  */
 import type { Readable, Writable } from 'node:stream';
-import { createReadStream } from 'node:fs';
 import { createPipeline } from '../pipeline.ts';
-import { inputLineOf, readJsonlMessages, type ByteSource } from '../jsonl.ts';
-import { readJsonArrayMessages, startsJsonList } from '../json-array.ts';
+import { readTranscript } from '../read-transcript.ts';
+import { inputWarnings } from '../input-warnings.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
 import { checkTranscript, invariantsFor } from './index.ts';
 import type { Violation } from './types.ts';
 import { foreignRoleViolations, type RoleViolation } from './foreign-roles.ts';
-import { describeMessageless, recordHead } from '../session/input-check.ts';
+import { describeMessageless, fileHead, recordHead } from '../session/input-check.ts';
 import { isRecord } from '../types.ts';
-import { peekFirstText } from '../peek-input.ts';
 
 type RoleOrRuleViolation = Violation | RoleViolation;
 
@@ -30,25 +28,12 @@ export interface CheckCommandParams {
   file: string | undefined;
   stdin: Readable;
   stdout: Writable;
+  /** Where the warnings about skipped input go (as sanitize prints them). */
+  stderr: Writable;
   options: HygieneOptions;
   format: 'auto' | 'jsonl' | 'json';
   afterHygiene: boolean;
   json: boolean;
-}
-
-/** Every message of the input, in order; `auto` reads a JSON array when the first non-blank character is `[`. */
-export async function readAllMessages(given: ByteSource, source: string, format: 'auto' | 'jsonl' | 'json'): Promise<Message[]> {
-  const messages: Message[] = [];
-  let input = given;
-  if (format === 'auto') {
-    // Decide on the first non-blank text, then hand the same chunks to the right reader.
-    const peeked = await peekFirstText(given);
-    input = peeked.input;
-    format = peeked.first !== '' && startsJsonList(peeked.first) ? 'json' : 'jsonl';
-  }
-  const batches = format === 'json' ? readJsonArrayMessages(input, { source }) : readJsonlMessages(input, { source, recordLines: true });
-  for await (const batch of batches) messages.push(...batch);
-  return messages;
 }
 
 /** The pipeline's output for the messages, as `sanitize` writes it (request-time steps included). */
@@ -76,16 +61,18 @@ function describe(violation: RoleOrRuleViolation & { line?: number }): string {
 /** Runs the check; returns the exit code (0 clean, EXIT_VIOLATIONS when anything is reported). */
 export async function runCheckCommand(params: CheckCommandParams): Promise<number> {
   const source = params.file ?? '<stdin>';
-  const recorded = recordHead(params.file === undefined ? params.stdin : createReadStream(params.file));
-  const given = await readAllMessages(recorded.input, source, params.format);
+  const recorded = params.file === undefined ? recordHead(params.stdin) : undefined;
+  const transcript = await readTranscript({ file: params.file, stdin: recorded?.input ?? params.stdin, source, format: params.format }, params.options);
+  const given = transcript.messages;
   // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
-  if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded.head());
-  const checked = params.afterHygiene ? await hygieneOutput(given, params.options) : given;
+  if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded?.head() ?? (await fileHead(params.file!)));
+  for (const warning of inputWarnings(source, { session: transcript.session })) params.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
+  const checked = params.afterHygiene ? await hygieneOutput(given, transcript.options) : given;
   const route = { ...params.options };
   const { families } = invariantsFor(route);
   const violations = [...checkTranscript(checked, route), ...foreignRoleViolations(checked)].sort((a, b) => a.index - b.index).map((violation) => {
     const message = checked[violation.index];
-    const line = params.afterHygiene || message === undefined || message === null || typeof message !== 'object' ? undefined : inputLineOf(message);
+    const line = params.afterHygiene || message === undefined || message === null || typeof message !== 'object' ? undefined : transcript.lineOf(message);
     return line === undefined ? violation : { ...violation, line };
   });
 

@@ -90,7 +90,9 @@ export async function acquireSessionLock(file: string, options: LockOptions = {}
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // The folder cannot take the lock (read-only, not ours, full): nothing of the repair could be written either.
+      if (code !== 'EEXIST') throw new HygieneError('output_failed', `${file}: cannot take the session's lock ${lockPath} (${(error as Error).message}); the file is unchanged`, { source: file, cause: error });
     }
     // Held: take it over if it is abandoned, else wait.
     let content: string | undefined;

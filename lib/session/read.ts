@@ -36,6 +36,16 @@ export interface ReadSessionOptions extends HygieneOptions {
   chunkSize?: number;
   /** Parse every line in the index pass (no prefix scan): slower, for checking. */
   fullParse?: boolean;
+  /** Remember each message's line in the file (sessionFileLineOf), for reports that name it. */
+  recordFileLines?: boolean;
+}
+
+/** The file line each projected message came from, when read with recordFileLines. */
+const fileLines = new WeakMap<object, number>();
+
+/** The 1-based line of the session file a message was projected from (with recordFileLines). */
+export function sessionFileLineOf(message: Message): number | undefined {
+  return typeof message === 'object' && message !== null ? fileLines.get(message) : undefined;
 }
 
 export interface SessionReadStats {
@@ -142,6 +152,8 @@ interface ReadPlan {
   readonly offsets: Uint32Array | Float64Array;
   readonly lengths: Int32Array;
   readonly types: Uint8Array;
+  /** File line numbers of the emitted lines, when asked for (recordFileLines). */
+  readonly lines: Int32Array | undefined;
 }
 
 interface LineContext {
@@ -218,6 +230,8 @@ interface Prepared {
   thinkingLevel: unknown;
   summary: Message | undefined;
   compactionTimestamp: number | null;
+  /** The compaction entry's file line (the summary's), or undefined. */
+  summaryLine: number | undefined;
   model: SessionModel | null;
   modelSwitchedAt: number | undefined;
   resultIndex: ResultIdIndex;
@@ -225,7 +239,7 @@ interface Prepared {
 }
 
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
-async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnapshot, now: () => number): Promise<Prepared> {
+async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnapshot & { recordFileLines?: boolean }, now: () => number): Promise<Prepared> {
   const plan = planEmission(index);
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2 };
   const handle = await openSessionFile(index.path, index.source);
@@ -246,6 +260,7 @@ async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnaps
       offsets: index.size < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n),
       lengths: new Int32Array(n),
       types: new Uint8Array(n),
+      lines: route.recordFileLines ? new Int32Array(n) : undefined,
     };
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const first = summary === undefined ? 1 : 2;
@@ -256,6 +271,7 @@ async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnaps
       readPlan.offsets[i] = index.offset.get(entry);
       readPlan.lengths[i] = index.length.get(entry);
       readPlan.types[i] = index.type.get(entry);
+      if (readPlan.lines !== undefined) readPlan.lines[i] = lineOf(index.line.get(entry));
       if (index.type.get(entry) !== T_MESSAGE) continue;
       // Message entries that may hold a compactionSummary message count too (rare: read them).
       let stamp: number | undefined;
@@ -279,6 +295,7 @@ async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnaps
       thinkingLevel: thinkingLevelOf(index, plan.path),
       summary,
       compactionTimestamp: compactionAt ?? null,
+      summaryLine: plan.compaction >= 0 ? lineOf(index.line.get(plan.compaction)) : undefined,
       model,
       modelSwitchedAt: modelSwitchedAtOf(index, plan.path, route, now),
       resultIndex,
@@ -339,6 +356,7 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
       let position = 0;
       if (summary !== undefined) {
         position++;
+        if (readPlan.lines !== undefined && prepared.summaryLine !== undefined) fileLines.set(summary, prepared.summaryLine);
         yield [summary];
       }
       let batch: Message[] = [];
@@ -351,7 +369,9 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
         offset = offsets[i]!;
         const length = lengths[i]!;
         const text = window.covers(offset, length) ? window.text(offset, length) : await window.read(offset, length);
-        batch.push(projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message);
+        const message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
+        if (readPlan.lines !== undefined && typeof message === 'object' && message !== null) fileLines.set(message, readPlan.lines[i]!);
+        batch.push(message);
         bytes += length;
         if (bytes >= BATCH_BYTES) {
           yield batch;

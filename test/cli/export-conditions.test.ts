@@ -80,5 +80,5 @@ test('SIGTERM while a job hangs on its input: the export still exits promptly, b
     });
   });
   assert.ok(end.signal === 'SIGTERM' || end.code === 143, `${JSON.stringify(end)}\n${stderr}`);
-  assert.deepEqual((await readdir(out)).filter((name) => name.includes('.th-tmp-')), [], 'no temporary output left');
+  assert.deepEqual((await readdir(out)).filter((name) => name.includes('.th-tmp-') || name === '.export.lock'), [], 'no temporary output or lock left');
 });

@@ -101,6 +101,14 @@ describe('first minutes', () => {
     assert.equal(result.stderr, "transcript-hygiene: unknown command 'sanitze' (did you mean 'sanitize'?); see 'transcript-hygiene --help'\n");
   });
 
+  test('help for an unknown command is a usage error, as the command alone is', async () => {
+    const result = await runCli(['help', 'sanitze']);
+    assert.equal(result.code, EXIT.usage);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr, "transcript-hygiene: unknown command 'sanitze' (did you mean 'sanitize'?); see 'transcript-hygiene --help'\n");
+    assert.equal((await runCli(['help', 'no-such-command'])).code, (await runCli(['no-such-command'])).code);
+  });
+
   test('an unknown option or a missing value: one line naming the closest option', async () => {
     const unknown = await runCli(['sanitize', demo, ...route, '--stat']);
     assert.equal(unknown.code, EXIT.usage);

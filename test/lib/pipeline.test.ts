@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHygieneStream, sanitizeSessionHistory, type HygieneOptions, type HygieneStats, type Message } from '../../lib/index.ts';
+import { createHygieneStream, sanitizeSessionHistory, type HygieneOptions, type HygieneStats, type Message, type SanitizeOptions } from '../../lib/index.ts';
 import { STAGES, selectRules } from '../../lib/pipeline.ts';
 import { resolveHygieneOptions } from '../../lib/options.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
@@ -14,7 +14,7 @@ import { sanitizeStream } from '../../lib/run.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const ROUTES: HygieneOptions[] = [
+const ROUTES: SanitizeOptions[] = [
   { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' },
   { provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' },
   { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' },
@@ -23,7 +23,7 @@ const ROUTES: HygieneOptions[] = [
   { provider: 'something-else', modelApi: 'unknown-api', modelId: 'foo' },
 ];
 
-async function viaStream(messages: readonly unknown[], options: HygieneOptions): Promise<{ out: Message[]; stats: HygieneStats | undefined }> {
+async function viaStream(messages: readonly unknown[], options: SanitizeOptions): Promise<{ out: Message[]; stats: HygieneStats | undefined }> {
   const out: Message[] = [];
   let stats: HygieneStats | undefined;
   // Object-mode streams cannot carry null; the array API drops it, so the stream is fed the rest.
@@ -86,7 +86,7 @@ function isRecordLike(value: unknown): value is Record<string, unknown> {
 }
 
 /** JSONL text in, JSONL text out: the path where untouched lines are copied and edited lines patched. */
-async function viaText(messages: readonly unknown[], options: HygieneOptions): Promise<string> {
+async function viaText(messages: readonly unknown[], options: SanitizeOptions): Promise<string> {
   let text = '';
   const output = new Writable({
     write(chunk: Buffer, _encoding, callback) {

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createHygieneStream, createRuleStream, ruleNamesFor, sanitizeSessionHistory, isHygieneError } from '../../lib/index.ts';
-import type { HygieneStats } from '../../lib/index.ts';
+import { RULE_NAMES, STAGES, createHygieneStream, createRuleStream, ruleNamesFor, sanitizeSessionHistory, isHygieneError } from '../../lib/index.ts';
+import type { HygieneStats, RuleName, SanitizeOptions } from '../../lib/index.ts';
 
 const anthropic = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };
 const google = { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' };
@@ -51,10 +51,29 @@ test('one rule alone does only its own work, and reports its counters', async ()
 });
 
 test('a rule that does not run for the route, or no such rule, is refused naming the route rules', () => {
-  for (const name of ['insert-google-bootstrap-turn', 'no-such-rule']) {
+  // A plain-JavaScript caller is not held to RuleName: the run-time check is what stops it.
+  for (const name of ['insert-google-bootstrap-turn', 'no-such-rule'] as RuleName[]) {
     assert.throws(
       () => createRuleStream(name, anthropic),
       (error: unknown) => isHygieneError(error) && error.code === 'invalid_option' && error.message.includes('drop-blank-user-text'),
     );
   }
+});
+
+test('an unknown rule name is refused naming the closest rule', () => {
+  assert.throws(
+    () => createRuleStream('drop-blank-user-txt' as RuleName, anthropic),
+    (error: unknown) => isHygieneError(error) && /no rule named "drop-blank-user-txt" \(did you mean 'drop-blank-user-text'\?\)/.test(error.message),
+  );
+});
+
+test('the public entry points refuse a call without its route, which would run a fallback policy', async () => {
+  const partial = { provider: 'anthropic' } as unknown as SanitizeOptions;
+  await assert.rejects(sanitizeSessionHistory([], partial), (error: unknown) => isHygieneError(error) && error.code === 'invalid_option' && /sanitizeSessionHistory: missing modelApi, modelId/.test(error.message));
+  assert.throws(() => createHygieneStream({} as SanitizeOptions), /createHygieneStream: missing provider, modelApi, modelId/);
+  assert.throws(() => createRuleStream('drop-blank-user-text', {} as SanitizeOptions), /createRuleStream: missing provider, modelApi, modelId/);
+});
+
+test('RULE_NAMES lists every rule of the pipeline', () => {
+  assert.deepEqual([...RULE_NAMES], STAGES.map((entry) => entry.rule.meta.name));
 });

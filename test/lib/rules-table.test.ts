@@ -1,12 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { renderRulesTable, withCurrentTable, TABLE_ROUTES } from '../../lib/rules-table.ts';
+import { renderRuleNamesModule, renderRulesTable, withCurrentTable, TABLE_ROUTES } from '../../lib/rules-table.ts';
 import { STAGES } from '../../lib/pipeline.ts';
 
 test('README.md holds the current rules table (run `npm run docs` after changing the stage list)', async () => {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
   assert.equal(withCurrentTable(readme), readme);
+});
+
+test('lib/rule-names.ts is current (run `npm run docs` after changing the stage list)', async () => {
+  assert.equal(await readFile(new URL('../../lib/rule-names.ts', import.meta.url), 'utf8'), renderRuleNamesModule());
 });
 
 test('the table has a row per stage and a column per route', () => {

@@ -71,12 +71,16 @@ console.log(JSON.stringify({ replay, streamed, frozen: Object.isFrozen(resolveTr
   test('a strict TypeScript consumer (nodenext, exactOptionalPropertyTypes) type-checks against the shipped types', async () => {
     await writeFile(
       path.join(packed.app, 'consumer.ts'),
-      `import { sanitizeSessionHistory, createHygieneStream, createRuleStream, ruleNamesFor, isHygieneError, type HygieneStats, type Message, type TranscriptPolicy } from 'transcript-hygiene';
+      `import { sanitizeSessionHistory, createHygieneStream, createRuleStream, ruleNamesFor, isHygieneError, type HygieneStats, type Message, type RuleName, type TranscriptPolicy } from 'transcript-hygiene';
 const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' } as const;
 const replay: Message[] = await sanitizeSessionHistory([], { ...route, onStats: (stats: HygieneStats) => void stats.messagesIn });
-const names: string[] = ruleNamesFor(route);
+const names: RuleName[] = ruleNamesFor(route);
 const stream: NodeJS.ReadWriteStream = createHygieneStream(route);
 const one = createRuleStream(names[0] ?? 'drop-non-object-messages', route);
+// @ts-expect-error: the route is required (without it a fallback policy would run)
+void sanitizeSessionHistory([], {});
+// @ts-expect-error: rule names are a union, not any string
+void createRuleStream('drop-blank-user-txt', route);
 export function describe(error: unknown, policy: TranscriptPolicy): string {
   return isHygieneError(error) ? error.code : String(policy) + replay.length + String(stream) + String(one);
 }
@@ -101,6 +105,55 @@ export function describe(error: unknown, policy: TranscriptPolicy): string {
     );
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await run(process.execPath, [tsc, '-p', packed.app]).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    assert.equal('failed' in result ? result.stdout : '', '');
+  });
+
+  test('a TypeScript 4.9 consumer (node16 resolution) type-checks against the shipped types: they import .js, not .ts', async () => {
+    const ts49 = path.join(packed.dir, 'ts49');
+    await run('npm', ['install', '--prefix', ts49, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', 'typescript@4.9.5'], { maxBuffer: 16 * 1024 * 1024 });
+    await writeFile(
+      path.join(packed.app, 'consumer49.ts'),
+      `import { sanitizeSessionHistory, createRuleStream, type Message } from 'transcript-hygiene';
+const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };
+export const replay: Promise<Message[]> = sanitizeSessionHistory([], route);
+export const one = createRuleStream('drop-blank-user-text', route);
+`,
+    );
+    const config = path.join(packed.app, 'tsconfig.ts49.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(root, 'node_modules', '@types')] },
+        files: ['consumer49.ts'],
+      }),
+    );
+    const tsc = path.join(ts49, 'node_modules', 'typescript', 'bin', 'tsc');
+    assert.match((await run(process.execPath, [tsc, '--version'])).stdout, /Version 4\.9\.5/);
+    const result = await run(process.execPath, [tsc, '-p', config]).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    assert.equal('failed' in result ? result.stdout : '', '');
+  });
+
+  test("the README's library examples type-check against the shipped types", async () => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Library\n'), readme.indexOf('\n### The package\n'));
+    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    assert.ok(blocks.length >= 2, 'the Library section has its examples');
+    const files: string[] = [];
+    for (const [i, block] of blocks.entries()) {
+      const file = `readme-example-${i}.ts`;
+      await writeFile(path.join(packed.app, file), `${block}\nexport {};\n`);
+      files.push(file);
+    }
+    const config = path.join(packed.app, 'tsconfig.readme.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(root, 'node_modules', '@types')] },
+        files,
+      }),
+    );
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', config]).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
     assert.equal('failed' in result ? result.stdout : '', '');
   });
 
