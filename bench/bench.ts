@@ -66,17 +66,23 @@ const IMAGE_PEAK_LIMIT_MB = 400;
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
 const rows: Row[] = [];
 
-function row(name: string, workload: string, route: string, size: number, bytes: number, m: Measurement, floorMs: number | null): Row {
+/**
+ * One case's row. `messages` is what the session holds (the generator's count), the same for the
+ * floor and every route of one file: the floor counts lines (a session's header and non-message
+ * entries too), a route the messages its reader projected.
+ */
+function row(name: string, workload: string, route: string, size: number, file: { bytes: number; messages: number }, m: Measurement, floorMs: number | null): Row {
+  const { bytes, messages } = file;
   return {
     case: name,
     workload,
     route,
     size,
-    messages: m.messages,
+    messages,
     bytes,
     ms: Math.round(m.ms),
     mbPerSecond: Number((bytes / 1e6 / (m.ms / 1000)).toFixed(1)),
-    messagesPerSecond: Math.round(m.messages / (m.ms / 1000)),
+    messagesPerSecond: Math.round(messages / (m.ms / 1000)),
     peakRssMb: Number((m.maxRssKb / 1024).toFixed(1)),
     ratioToFloor: floorMs === null ? null : Number((floorMs / m.ms).toFixed(2)),
   };
@@ -105,12 +111,12 @@ try {
         const generated = await generateSession(input, { messages: size, format, workload, seed: 1, compactionEvery: 0 });
         const output = path.join(dir, 'out.jsonl');
         const floor = await measureFloor(input, output);
-        const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated.bytes, floor, null);
+        const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
         rows.push(floorRow);
         print(floorRow);
         for (const route of mixed ? MIXED_ROUTES : ROUTES) {
           const measured = await measureRoute(input, output, route);
-          const r = row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated.bytes, measured, floor.ms);
+          const r = row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated, measured, floor.ms);
           rows.push(r);
           print(r);
         }

@@ -18,6 +18,7 @@ import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
 import { derivationOf, type MessageEdit } from './message-edits.ts';
 import { inputLineOf, recordInputLine } from './input-lines.ts';
+import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
 
 export { inputLineOf };
 
@@ -60,6 +61,8 @@ export interface JsonlReadOptions {
   onSkippedEntry?: (type: string, line: number) => void;
   /** Remember each message's input line (see inputLineOf); needed with a result index. */
   recordLines?: boolean;
+  /** Counts the byte sequences that were not UTF-8 (decoded as U+FFFD), by line. */
+  invalidUtf8?: InvalidUtf8Counter;
 }
 
 function describeValue(value: unknown): string {
@@ -165,6 +168,13 @@ export class LineSplitter {
    */
   private longText: string | undefined;
   private longDecoder: StringDecoder | undefined;
+  /** The U+FFFD the long line's own bytes hold, counted as they arrive. */
+  private longEncoded: EncodedReplacements | undefined;
+  /** Lines handed out so far (their numbers, for invalidUtf8). */
+  private lines = 0;
+
+  /** @param invalidUtf8 where the byte sequences that were not UTF-8 (and became U+FFFD) are counted, by line */
+  constructor(readonly invalidUtf8: InvalidUtf8Counter = new InvalidUtf8Counter()) {}
 
   push(chunk: Buffer | string): string[] {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -181,7 +191,7 @@ export class LineSplitter {
       newline = bytes.indexOf(LF, start);
     }
     while (newline >= 0) {
-      lines.push(decodeLine(bytes, start, newline));
+      lines.push(this.decode(bytes, start, newline));
       start = newline + 1;
       newline = bytes.indexOf(LF, start);
     }
@@ -194,6 +204,10 @@ export class LineSplitter {
     return [this.finishCarried(Buffer.alloc(0))];
   }
 
+  private decode(bytes: Buffer, start: number, end: number): string {
+    return decodeCounted(this, ++this.lines, bytes, start, end);
+  }
+
   /**
    * Keeps the start of an unfinished line: a copy, since the caller may reuse the chunk's memory
    * (lib/file-chunks.ts), and a view would keep the whole chunk alive for its last few bytes.
@@ -203,8 +217,12 @@ export class LineSplitter {
     this.carryBytes += bytes.length;
     if (this.carryBytes < LONG_LINE_BYTES) return;
     const decoder = (this.longDecoder ??= new StringDecoder('utf8'));
+    const encoded = (this.longEncoded ??= new EncodedReplacements());
     let text = this.longText ?? '';
-    for (const piece of this.carry) text += decoder.write(piece);
+    for (const piece of this.carry) {
+      encoded.feed(piece);
+      text += decoder.write(piece);
+    }
     this.longText = text;
     this.carry = [];
     this.carryBytes = 0;
@@ -217,19 +235,36 @@ export class LineSplitter {
     if (this.longText === undefined || decoder === undefined) {
       this.carry.push(last);
       const joined = Buffer.concat(this.carry);
-      line = decodeLine(joined, 0, joined.length);
+      line = this.decode(joined, 0, joined.length);
     } else {
+      const encoded = this.longEncoded!;
       let text = this.longText;
-      for (const piece of this.carry) text += decoder.write(piece);
-      text += decoder.write(last) + decoder.end();
+      for (const piece of [...this.carry, last]) {
+        encoded.feed(piece);
+        text += decoder.write(piece);
+      }
+      text += decoder.end();
       line = text.charCodeAt(text.length - 1) === CR ? text.slice(0, -1) : text;
+      this.invalidUtf8.note(++this.lines, replacementsBeyond(line, encoded.count));
     }
     this.carry = [];
     this.carryBytes = 0;
     this.longText = undefined;
     this.longDecoder = undefined;
+    this.longEncoded = undefined;
     return line;
   }
+}
+
+/**
+ * LineSplitter's decoding of one line, counted: bytes [start, end) as text, one trailing CR
+ * left out, with the replacements it made noted against the line's number.
+ */
+function decodeCounted(splitter: { invalidUtf8: InvalidUtf8Counter }, line: number, bytes: Buffer, start: number, end: number): string {
+  if (end > start && bytes[end - 1] === CR) end--;
+  const text = bytes.toString('utf8', start, end);
+  splitter.invalidUtf8.note(line, replacementsIn(text, bytes, start, end));
+  return text;
 }
 
 /** A line longer than this is decoded as it arrives (see LineSplitter.longText). */
@@ -237,18 +272,13 @@ const LONG_LINE_BYTES = 1 << 20;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** Bytes [start, end) as text, one trailing CR left out. */
-function decodeLine(bytes: Buffer, start: number, end: number): string {
-  if (end > start && bytes[end - 1] === CR) end--;
-  return bytes.toString('utf8', start, end);
-}
 
 /** Reads JSONL and yields messages in batches (one batch per input chunk), so per-message async overhead stays out of the loop. */
 export async function* readJsonlMessages(
   input: ByteSource,
   options: JsonlReadOptions = {},
 ): AsyncGenerator<Message[]> {
-  const splitter = new LineSplitter();
+  const splitter = new LineSplitter(options.invalidUtf8);
   const parser = new JsonlLineParser(options);
   const collect = (lines: string[]): Message[] => {
     const batch: Message[] = [];
@@ -268,7 +298,7 @@ export async function* readJsonlMessages(
 
 /** The same reader as an object-mode Transform: bytes in, messages out. */
 export function parseJsonl(options: JsonlReadOptions = {}): Transform {
-  const splitter = new LineSplitter();
+  const splitter = new LineSplitter(options.invalidUtf8);
   const parser = new JsonlLineParser(options);
   const pushLines = (stream: Transform, lines: string[]): void => {
     for (const line of lines) {

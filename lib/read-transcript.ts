@@ -14,6 +14,7 @@ import { probeFileKind } from './session/sanitize.ts';
 import { peekInputKind, removeSpool, spoolToTempFile } from './session/spool.ts';
 import { HygieneError } from './errors.ts';
 import type { Message } from './types.ts';
+import { InvalidUtf8Counter, type InvalidUtf8 } from './utf8-replacements.ts';
 
 export interface TranscriptInput {
   /** A readable file path, or undefined for stdin. */
@@ -32,6 +33,8 @@ export interface Transcript {
   lineOf(message: Message): number | undefined;
   /** The session reader's figures, torn lines among them; undefined for bare messages. */
   readonly session: SessionReadStats | undefined;
+  /** Byte sequences that were not UTF-8 (read as U+FFFD), when any (JSONL and session files). */
+  readonly invalidUtf8: InvalidUtf8 | undefined;
 }
 
 async function readSession(path: string, source: string, options: HygieneOptions): Promise<Transcript> {
@@ -39,14 +42,15 @@ async function readSession(path: string, source: string, options: HygieneOptions
   const messages = await session.toArray();
   // In memory, frames never need the result-id index (it lets a stream finalize a frame early).
   const { resultIndex: _unused, ...withFacts } = session.hygieneOptions(options);
-  return { messages, options: withFacts, lineOf: sessionFileLineOf, session: session.stats };
+  return { messages, options: withFacts, lineOf: sessionFileLineOf, session: session.stats, invalidUtf8: session.stats.invalidUtf8 };
 }
 
 async function readMessages(input: ByteSource, source: string, format: 'jsonl' | 'json', options: HygieneOptions): Promise<Transcript> {
   const messages: Message[] = [];
-  const batches = format === 'json' ? readJsonArrayMessages(input, { source }) : readJsonlMessages(input, { source, recordLines: true });
+  const invalidUtf8 = new InvalidUtf8Counter();
+  const batches = format === 'json' ? readJsonArrayMessages(input, { source }) : readJsonlMessages(input, { source, recordLines: true, invalidUtf8 });
   for await (const batch of batches) messages.push(...batch);
-  return { messages, options, lineOf: inputLineOf, session: undefined };
+  return { messages, options, lineOf: inputLineOf, session: undefined, invalidUtf8: invalidUtf8.summary() };
 }
 
 export async function readTranscript(input: TranscriptInput, options: HygieneOptions): Promise<Transcript> {

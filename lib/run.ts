@@ -15,6 +15,7 @@ import type { HygieneOptions } from './options.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
 import { dropForeignRoles } from './foreign-roles.ts';
+import { InvalidUtf8Counter } from './utf8-replacements.ts';
 import { probeFileKind, sanitizeSessionFile } from './session/sanitize.ts';
 
 export type InputFormat = 'auto' | 'jsonl' | 'json';
@@ -45,10 +46,11 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
   const writer = new JsonlWriter(params.output);
   const pipeline = createPipeline(params.options, (message: Message) => writer.write(message));
   let skipped = 0;
+  const invalidUtf8 = new InvalidUtf8Counter();
   const batches =
     format === 'json'
       ? readJsonArrayMessages(input, { source })
-      : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++, recordLines: params.options.resultIndex !== undefined });
+      : readJsonlMessages(input, { source, onSkippedEntry: () => skipped++, recordLines: params.options.resultIndex !== undefined, invalidUtf8 });
   const foreign: Record<string, number> = {};
   try {
     for await (const read of batches) {
@@ -67,6 +69,8 @@ export async function sanitizeStream(params: SanitizeStreamParams): Promise<Hygi
   const stats = pipeline.stats();
   stats.entriesSkipped = skipped;
   if (params.dropForeignRoles) stats.droppedForeignRoles = foreign;
+  const replaced = invalidUtf8.summary();
+  if (replaced !== undefined) stats.invalidUtf8 = replaced;
   return stats;
 }
 

@@ -2,6 +2,7 @@
  * Counters every stage reports into: what was dropped, merged, synthesized, resized.
  * One recorder per run; rules get a context whose `count` is bound to their own record.
  */
+import type { InvalidUtf8 } from './utf8-replacements.ts';
 
 export interface HygieneStats {
   /** Messages that entered the rule stages. */
@@ -14,6 +15,8 @@ export interface HygieneStats {
   rules: Record<string, Record<string, number>>;
   /** With `dropForeignRoles`: messages of roles the runtime never writes, dropped before the rules, per role. */
   droppedForeignRoles?: Record<string, number>;
+  /** Byte sequences of the input that were not UTF-8 and were read as U+FFFD (JSONL and session files), when there were any. */
+  invalidUtf8?: InvalidUtf8;
 }
 
 export type CounterRecord = Record<string, number>;

@@ -6,7 +6,7 @@ import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings } from '../lib/process-settings.ts';
+import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, SEMI_SPACE_FLAG, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings, versionFlags } from '../lib/process-settings.ts';
 import { EXIT } from '../lib/exit-codes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,42 +14,56 @@ const bin = path.join(root, 'bin/transcript-hygiene.js');
 const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
 const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
 
+/** The settings on Node 20, whatever node runs this test (Node 24 adds a flag: tested below). */
+const tunedProcessSettings20 = (args: readonly string[], env: NodeJS.ProcessEnv, execArgv: readonly string[]) => tunedProcessSettings(args, env, execArgv, '20.20.2');
+
 describe('tunedProcessSettings', () => {
+  test('Node 24 and later get Node 20\'s young generation; a value of the user\'s own wins', () => {
+    for (const version of ['24.22.3', '26.1.0']) {
+      assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], version)!.execArgv, ['--expose-gc', '--max-semi-space-size=16']);
+    }
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc']);
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc']);
+    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc'], '24.22.3'), undefined);
+    assert.deepEqual(versionFlags('24.0.0'), [SEMI_SPACE_FLAG]);
+    assert.deepEqual(versionFlags('20.20.2'), []);
+  });
+
   test('a working command gets the heap limit and MALLOC_ARENA_MAX, and the mark that stops a second re-exec', () => {
-    const settings = tunedProcessSettings(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
+    const settings = tunedProcessSettings20(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
     assert.equal(DEFAULT_HEAP_LIMIT_MB, 0, "node's own heap limit unless asked");
     assert.deepEqual(settings, {
       execArgv: ['--no-warnings', '--expose-gc'],
       env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', [TUNED_MARK]: '1' },
       heapLimitMb: undefined,
     });
-    assert.equal(tunedProcessSettings(['sanitize'], settings!.env, settings!.execArgv), undefined);
+    assert.equal(tunedProcessSettings20(['sanitize'], settings!.env, settings!.execArgv), undefined);
   });
 
   test('commands that only print run in place', () => {
     for (const args of [[], ['help'], ['--help'], ['policy', '--provider', 'x'], ['sanitize', '--help'], ['export', '-h']]) {
-      assert.equal(tunedProcessSettings(args, {}, []), undefined, args.join(' '));
+      assert.equal(tunedProcessSettings20(args, {}, []), undefined, args.join(' '));
     }
   });
 
   test("the user's own settings win", () => {
-    assert.equal(tunedProcessSettings(['check'], { MALLOC_ARENA_MAX: '8', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc']), undefined);
-    const arena = tunedProcessSettings(['check'], { MALLOC_ARENA_MAX: '8' }, []);
+    assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc']), undefined);
+    const arena = tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8' }, []);
     assert.equal(arena!.env.MALLOC_ARENA_MAX, '8');
     assert.deepEqual(arena!.execArgv, ['--expose-gc']);
-    const heap = tunedProcessSettings(['check'], {}, ['--max-old-space-size=300']);
+    const heap = tunedProcessSettings20(['check'], {}, ['--max-old-space-size=300']);
     assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc']);
     assert.equal(heap!.heapLimitMb, undefined);
-    const limited = tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!;
+    const limited = tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!;
     assert.deepEqual(limited.execArgv, ['--expose-gc', '--max-old-space-size=2048']);
     assert.equal(limited.heapLimitMb, 2048);
-    assert.deepEqual(tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc']);
-    assert.equal(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc']), undefined);
-    assert.equal(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, []), undefined);
+    assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc']);
+    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc']), undefined);
+    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, []), undefined);
   });
 
   test('a heap limit that is not a whole number of MB is refused', () => {
-    assert.throws(() => tunedProcessSettings(['sanitize'], { [HEAP_LIMIT_ENV]: '1.5g' }, []), /TRANSCRIPT_HYGIENE_HEAP_MB must be a whole number of MB/);
+    assert.throws(() => tunedProcessSettings20(['sanitize'], { [HEAP_LIMIT_ENV]: '1.5g' }, []), /TRANSCRIPT_HYGIENE_HEAP_MB must be a whole number of MB/);
   });
 
   test('the out-of-memory line says what to do next', () => {

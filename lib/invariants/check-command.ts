@@ -66,7 +66,7 @@ export async function runCheckCommand(params: CheckCommandParams): Promise<numbe
   const given = transcript.messages;
   // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
   if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded?.head() ?? (await fileHead(params.file!)));
-  for (const warning of inputWarnings(source, { session: transcript.session })) params.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
+  for (const warning of inputWarnings(source, { session: transcript.session, invalidUtf8: transcript.invalidUtf8 })) params.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
   const checked = params.afterHygiene ? await hygieneOutput(given, transcript.options) : given;
   const route = { ...params.options };
   const { families } = invariantsFor(route);

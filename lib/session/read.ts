@@ -26,6 +26,7 @@ import { planEmission } from './active-path.ts';
 import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
 import { ResultIdIndex } from '../result-index.ts';
+import { InvalidUtf8Counter, replacementsIn, type InvalidUtf8 } from '../utf8-replacements.ts';
 import { F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
 import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
 
@@ -68,6 +69,8 @@ export interface SessionReadStats {
   /** Read pass (filled in when it ends). */
   readMs: number;
   bytesRead: number;
+  /** Read pass: byte sequences of the path's lines that were not UTF-8 (read as U+FFFD), when any. */
+  invalidUtf8?: InvalidUtf8;
 }
 
 export interface SessionMessages extends AsyncIterable<Message> {
@@ -137,6 +140,12 @@ class LineWindow {
     return this.buffer.toString('utf8', at, at + length);
   }
 
+  /** How many U+FFFD decoding bytes [offset, offset + length) put into `text` (the window covers them). */
+  replacements(text: string, offset: number, length: number): number {
+    const at = offset - this.start;
+    return replacementsIn(text, this.buffer, at, Math.min(at + length, this.end - this.start));
+  }
+
   async read(offset: number, length: number): Promise<string> {
     if (!this.covers(offset, length)) await this.load(offset, length);
     if (!this.covers(offset, length)) return this.text(offset, Math.max(0, this.end - offset));
@@ -159,6 +168,24 @@ interface ReadPlan {
 interface LineContext {
   readonly source: string;
   readonly migrateV2: boolean;
+}
+
+/** The 1-based numbers of the lines starting at the ascending byte `offsets`, in one forward scan. */
+export function lineNumbersAt(fd: number, offsets: readonly number[]): number[] {
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  const numbers: number[] = [];
+  let line = 1;
+  let at = 0;
+  for (const offset of offsets) {
+    while (at < offset) {
+      const read = readSync(fd, buffer, 0, Math.min(buffer.length, offset - at), at);
+      if (read === 0) break;
+      for (let newline = buffer.indexOf(10, 0); newline >= 0 && newline < read; newline = buffer.indexOf(10, newline + 1)) line++;
+      at += read;
+    }
+    numbers.push(line);
+  }
+  return numbers;
 }
 
 /** The 1-based number of the line starting at byte `offset` (counts LFs before it; for error messages). */
@@ -353,6 +380,7 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
       }
       const window = new LineWindow(handle, chunkSize);
       const parser = new JsonlLineParser({ source, recordLines: true });
+      const invalid = new InvalidUtf8Counter();
       let position = 0;
       if (summary !== undefined) {
         position++;
@@ -369,6 +397,8 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
         offset = offsets[i]!;
         const length = lengths[i]!;
         const text = window.covers(offset, length) ? window.text(offset, length) : await window.read(offset, length);
+        const replaced = window.replacements(text, offset, length);
+        if (replaced > 0) invalid.note(offset, replaced);
         const message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
         if (readPlan.lines !== undefined && typeof message === 'object' && message !== null) fileLines.set(message, readPlan.lines[i]!);
         batch.push(message);
@@ -381,6 +411,9 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
       }
       if (batch.length > 0) yield batch;
       stats.bytesRead += window.bytesRead;
+      // Noted by byte offset as they came; named by line once, in one scan up to the last.
+      const replaced = invalid.summary();
+      if (replaced !== undefined) stats.invalidUtf8 = { ...replaced, lineNumbers: lineNumbersAt(handle.fd, replaced.lineNumbers) };
     } finally {
       stats.readMs = performance.now() - began;
       await handle.close();

@@ -63,6 +63,7 @@ export async function sanitizeSessionFile(params: SanitizeSessionParams): Promis
   }
   const stats = pipeline.stats();
   if (params.dropForeignRoles) stats.droppedForeignRoles = foreign;
+  if (session.stats.invalidUtf8 !== undefined) stats.invalidUtf8 = session.stats.invalidUtf8;
   return {
     ...stats,
     // Lines that parsed but gave no message: the header, non-message entries, entries off the path.

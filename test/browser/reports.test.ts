@@ -34,7 +34,7 @@ function chromiumPath(): string {
     return wanted;
   }
   const found = CHROMIUM_CANDIDATES.find((candidate) => existsSync(candidate));
-  if (found === undefined) throw new Error(`no Chromium for the browser test: looked for ${CHROMIUM_CANDIDATES.join(', ')}; install Debian's package (apt-get install chromium) or set CHROMIUM_PATH`);
+  if (found === undefined) throw new Error(`no Chromium for the browser test: looked for ${CHROMIUM_CANDIDATES.join(', ')}; run npm run provision (it installs Debian's chromium) or set CHROMIUM_PATH`);
   return found;
 }
 
@@ -224,6 +224,14 @@ describe('bench/report.html', () => {
       }
     }
     assert.ok(results.rows.filter((row) => workloadOf(row) === 'agent').length >= 8, 'two sizes, the floor and three routes');
+    // Every case of one file counts the messages that file holds: the floor's own line count (a
+    // session's header and entries) is not its messages.
+    for (const workload of workloads) {
+      for (const size of new Set(results.rows.filter((row) => workloadOf(row) === workload).map(sizeOf))) {
+        const counted = new Set(results.rows.filter((row) => workloadOf(row) === workload && sizeOf(row) === size).map((row) => row.messages));
+        assert.equal(counted.size, 1, `${workload} ${size}: one message count for the floor and every route, got ${[...counted].join(', ')}`);
+      }
+    }
 
     // The image case: images/s and peak RSS against image count (a series per concurrency)
     // and against concurrency (a series per image count); the RSS charts also draw the limit.

@@ -1,7 +1,7 @@
 /**
  * A real Redis for the queue tests: Debian's redis-server on a free port of 127.0.0.1, with no
  * persistence (no RDB snapshot, no AOF) and its working directory in a temporary directory,
- * stopped by its process id. `.ci/run` installs redis-server when it is missing.
+ * stopped by its process id. `npm test` installs redis-server first when it is missing (scripts/provision.mjs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -56,7 +56,7 @@ export async function startRedis(): Promise<RedisServer> {
     child.once('error', (error) => (failed = error));
     const deadline = Date.now() + 10_000;
     while (failed === undefined && child.exitCode === null && Date.now() < deadline && !(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 25));
-    if (failed !== undefined) throw new Error(`cannot start ${REDIS_SERVER} (${failed.message}); install it (apt-get install redis-server)`);
+    if (failed !== undefined) throw new Error(`cannot start ${REDIS_SERVER} (${failed.message}); install it (npm run provision, or apt-get install redis-server)`);
     if (child.exitCode === null && (await accepts(port))) {
       const pid = child.pid!;
       return {
