@@ -265,6 +265,7 @@ describe('report', () => {
       interrupted: false,
       totals: { sessions: 10, outputs: 10, exported: 10 - failures, skipped: 0, failed: failures, repaired: 0, bytesIn: 5e9, bytesOut: 1, messagesIn: 1, messagesOut: 1, mbPerSecond: 60.2 },
       failures: Array.from({ length: failures }, (_, i) => ({ file: `f${i}.jsonl`, line: i + 1, code: 'malformed_line', reason: 'bad' })),
+      skippedLines: { lines: 0, sessions: 0, bySession: [] },
       warnings: [],
       ...extra,
     }) as unknown as ExportReport;
