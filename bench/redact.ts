@@ -9,6 +9,10 @@
  * issue's budget is 15%. The workload holds no secret: this is the cost of looking.
  *
  *   npm run bench:redact -- [--messages 20000] [--rounds 5] [--formats messages,session] [--generic off]
+ *
+ * `-- --secretlint-api N` instead times secretlint's own API (`lintSource` of @secretlint/core,
+ * the recommended preset) against this project's scanner on the strings of N messages of the
+ * same workload: why the rules are called directly (lib/secrets/secretlint.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,8 +20,49 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateSession } from './generate.ts';
 import { ROUTES, measureRoute } from './measure.ts';
+import { readFile } from 'node:fs/promises';
+import { createSecretScanner } from '../lib/secrets/scanner.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, formats: { type: 'string' }, generic: { type: 'string' } } });
+/** Every string value of a message but ids and signatures: what the rule scans, roughly. */
+function stringsOf(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) if (!/^(id|toolCallId|thinkingSignature|textSignature)$/.test(key)) stringsOf(item, out);
+  }
+}
+
+async function compareWithLintSource(count: number): Promise<void> {
+  const { lintSource } = await import('@secretlint/core');
+  const { creator } = await import('@secretlint/secretlint-rule-preset-recommend');
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-redact-api-'));
+  try {
+    const input = path.join(dir, 'mixed.jsonl');
+    await generateSession(input, { messages: count, format: 'messages', workload: 'mixed-provider', seed: 7 });
+    const strings: string[] = [];
+    for (const line of (await readFile(input, 'utf8')).split('\n')) if (line !== '') stringsOf(JSON.parse(line), strings);
+    const mb = strings.reduce((sum, s) => sum + s.length, 0) / 1e6;
+    const config = { rules: [{ id: creator.meta.id, rule: creator, rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }] }] };
+    let started = performance.now();
+    for (const content of strings) await lintSource({ source: { content, filePath: 'x.txt', ext: '.txt', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
+    const api = performance.now() - started;
+    const scanner = createSecretScanner();
+    started = performance.now();
+    for (const content of strings) scanner.find(content);
+    const ours = performance.now() - started;
+    process.stdout.write(`${strings.length} strings of ${count} messages, ${mb.toFixed(1)} MB\n`);
+    process.stdout.write(`  lintSource       ${((api * 1000) / strings.length).toFixed(1).padStart(8)} us a string ${(mb / (api / 1000)).toFixed(1).padStart(8)} MB/s\n`);
+    process.stdout.write(`  scanner.find     ${((ours * 1000) / strings.length).toFixed(1).padStart(8)} us a string ${(mb / (ours / 1000)).toFixed(1).padStart(8)} MB/s\n`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, formats: { type: 'string' }, generic: { type: 'string' }, 'secretlint-api': { type: 'string' } } });
+if (values['secretlint-api'] !== undefined) {
+  await compareWithLintSource(Number(values['secretlint-api']));
+  process.exit(0);
+}
 const messages = Number(values.messages ?? 20_000);
 const rounds = Number(values.rounds ?? 5);
 const formats = (values.formats ?? 'messages,session').split(',') as Array<'messages' | 'session'>;

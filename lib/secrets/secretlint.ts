@@ -3,8 +3,8 @@
  *
  * secretlint's own API (`lintSource` of @secretlint/core) is made for files: one call builds a
  * line index of the text, registers every rule through event emitters and resolves a promise.
- * Measured on the mixed bench workload's strings that is about 370 µs a string (1.7 MB/s), a
- * hundred times too slow for a stream. So the preset's rules are created here once, through
+ * On the mixed bench workload's strings that is 370-950 µs a string (0.6-1.7 MB/s; `npm run
+ * bench:redact -- --secretlint-api N`), far too slow for a stream. So the preset's rules are created here once, through
  * the same preset entry point and a minimal rule context of ours (report, ignore, translator),
  * and each rule's `file(source)` handler is called directly and synchronously on a text.
  *
