@@ -13,6 +13,11 @@
  * openai-responses routes, each with its own floor on its own file. Each workload is written in
  * two formats: as an OpenClaw session file (header, entries with ids and parents, read through
  * the session reader) and as bare messages, one a line (`(bare messages)` in the workload's name).
+ * The `database` format is the same session file written into an OpenClaw agent database
+ * (bench/write-session-database.mjs, under runtimes/' Node 24 for zlib's zstd: rows of 1 KiB or
+ * more compressed as OpenClaw compresses them) and read with `--session` (`(database)` in the
+ * name); each of its routes is printed with its throughput and peak RSS against the session
+ * file's on the same route (the issue asks at least 0.8 of the throughput, RSS within 10%).
  *
  * Then the image-heavy case: bench/images.ts in its `pipeline` mode (the command's path, every
  * rule of the anthropic route) on sessions with 500 and 2,000 images of 1-4 MB among 25 messages
@@ -22,7 +27,7 @@
  * Every case runs in a child with the command's process settings (bench/cli-settings.ts).
  *
  * Options: --sizes 10000,100000 (default 10000,100000,1000000), --workloads agent,mixed-provider
- * (default both), --formats session,messages (default both), --images 500,2000 (image counts;
+ * (default both), --formats session,messages,database (default all three), --images 500,2000 (image counts;
  * --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
  * files), --dir DIR (where to generate; default the OS temporary directory), --results FILE
  * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts).
@@ -35,7 +40,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a plain .mjs script without declarations
+import { runtimeNode } from '../scripts/provision.mjs';
 import { generateSession, type Workload } from './generate.ts';
 import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, type Measurement } from './measure.ts';
 import { runImageBench, type ImageRow } from './image-case.ts';
@@ -43,6 +52,7 @@ import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
 import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
 /** Routes run on the mixed-provider workload: the two its turns come from. */
+const run = promisify(execFile);
 const MIXED_ROUTES = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
 
 const { values } = parseArgs({
@@ -59,7 +69,11 @@ const { values } = parseArgs({
 });
 const workloads = (values.workloads ?? 'agent,mixed-provider').split(',').filter(Boolean) as Workload[];
 /** `session`: an OpenClaw session file (header, entries); `messages`: bare messages, one a line. */
-const formats = (values.formats ?? 'session,messages').split(',').filter(Boolean) as Array<'session' | 'messages'>;
+const formats = (values.formats ?? 'session,messages,database').split(',').filter(Boolean) as Array<'session' | 'messages' | 'database'>;
+const DATABASE_TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'openclaw-db', 'state', 'agents', 'ops', 'agent', 'openclaw-agent.sqlite');
+const BENCH_SESSION_ID = '0198aa00-0000-7000-8000-00000000bench';
+/** The session file's measurement per workload, size and route, for the database rows to compare with. */
+const sessionRuns = new Map<string, Measurement>();
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
 const IMAGE_PEAK_LIMIT_MB = 400;
@@ -103,24 +117,39 @@ try {
       const mixed = workload === 'mixed-provider';
       for (const format of formats) {
         const bare = format === 'messages';
-        const label = bare ? `${workload} (bare messages)` : workload;
+        const database = format === 'database';
+        const label = bare ? `${workload} (bare messages)` : database ? `${workload} (database)` : workload;
         const prefix = mixed ? 'mixed ' : '';
-        const suffix = bare ? ' bare messages' : '';
+        const suffix = bare ? ' bare messages' : database ? ' database' : '';
         const input = path.join(dir, `${workload}-${format}-${size}.jsonl`);
         // No compactions: every message goes through the rules (a compaction would leave only what it kept).
-        const generated = await generateSession(input, { messages: size, format, workload, seed: 1, compactionEvery: 0 });
+        const generated = await generateSession(input, { messages: size, format: bare ? 'messages' : 'session', workload, seed: 1, compactionEvery: 0 });
+        const databaseFile = path.join(dir, `${workload}-${size}.sqlite`);
+        if (database) {
+          const written = await run(runtimeNode('node24'), [path.join(path.dirname(fileURLToPath(import.meta.url)), 'write-session-database.mjs'), input, DATABASE_TEMPLATE, databaseFile, BENCH_SESSION_ID], { maxBuffer: 1 << 20 });
+          process.stdout.write(`(database: ${written.stdout.trim()})\n`);
+        }
         const output = path.join(dir, 'out.jsonl');
         const floor = await measureFloor(input, output);
         const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
         rows.push(floorRow);
         print(floorRow);
         for (const route of mixed ? MIXED_ROUTES : ROUTES) {
-          const measured = await measureRoute(input, output, route);
+          const measured = database ? await measureRoute(databaseFile, output, route, BENCH_SESSION_ID) : await measureRoute(input, output, route);
           const r = row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated, measured, floor.ms);
           rows.push(r);
           print(r);
+          const runKey = `${workload}|${size}|${route.label}`;
+          if (format === 'session') sessionRuns.set(runKey, measured);
+          const file = sessionRuns.get(runKey);
+          if (database && file !== undefined) {
+            const throughput = file.ms / measured.ms;
+            const rss = measured.maxRssKb / file.maxRssKb;
+            process.stdout.write(`  database vs session file: throughput ${throughput.toFixed(2)}x, peak RSS ${rss.toFixed(2)}x${throughput < 0.8 || rss > 1.1 ? '  (below the 0.8 / 1.10 target)' : ''}\n`);
+          }
         }
         if (!values.keep) await rm(input, { force: true });
+        if (!values.keep) await rm(databaseFile, { force: true });
       }
     }
   }

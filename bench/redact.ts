@@ -81,7 +81,7 @@ try {
       for (const route of routes) {
         for (const redact of [false, true]) {
           const key = `${route.label}${redact ? ' redact' : ''}`;
-          const measured = await measureRoute(input, output, route, redact ? mode : undefined);
+          const measured = await measureRoute(input, output, route, undefined, redact ? mode : undefined);
           wall[key] = Math.min(wall[key] ?? Infinity, measured.ms);
           cpu[key] = Math.min(cpu[key] ?? Infinity, measured.cpuMs ?? Infinity);
         }

@@ -13,7 +13,15 @@ export type HygieneErrorCode =
   | 'output_failed'
   | 'output_is_directory'
   | 'invalid_replay_transcript'
-  | 'broker_unreachable';
+  | 'broker_unreachable'
+  | 'sqlite_unavailable'
+  | 'db_not_sqlite'
+  | 'db_not_openclaw'
+  | 'db_schema_unknown'
+  | 'db_corrupt'
+  | 'db_bad_row'
+  | 'db_busy'
+  | 'session_not_found';
 
 export interface HygieneErrorDetails {
   /** The input's name (a path, or `<stdin>`), for errors tied to a place in the input. */

@@ -25,6 +25,22 @@ export const EXIT = Object.freeze({
   outOfMemory: OUT_OF_MEMORY_EXIT,
   /** `check` only: the input is not a transcript (its 1 means "violations found"). */
   checkBadInput: 11,
+  /** An OpenClaw database (`--session`): the file is not SQLite at all. */
+  dbNotSqlite: 12,
+  /** A SQLite file that is not an OpenClaw agent database (no agent `schema_meta`, no transcript tables). */
+  dbNotOpenClaw: 13,
+  /** An agent database whose `schema_meta` version this reader does not know. */
+  dbSchemaUnknown: 14,
+  /** A torn or corrupt database file (SQLite reports it malformed). */
+  dbCorrupt: 15,
+  /** A transcript row that is not valid JSON, or whose zstd does not decode to its declared size. */
+  dbBadRow: 16,
+  /** The database stayed locked (SQLITE_BUSY) past the wait, or changed under an immutable read. */
+  dbBusy: 17,
+  /** `--session` names no session of the database. */
+  sessionNotFound: 18,
+  /** Neither node:sqlite nor better-sqlite3 can be loaded (Node 20 without the optional dependency). */
+  sqliteUnavailable: 19,
   /** A bug: a rule failed unexpectedly. */
   internal: 70,
 });

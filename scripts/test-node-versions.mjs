@@ -16,7 +16,7 @@ import { pinnedRuntimes, runtimeNode } from './provision.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The folders (and single files) whose tests run on every supported Node. */
-export const CROSS_VERSION_TESTS = ['test/cli.test.ts', 'test/process-settings.test.ts', 'test/cli', 'test/lib', 'test/session', 'test/stream', 'test/package', 'test/pi'];
+export const CROSS_VERSION_TESTS = ['test/cli.test.ts', 'test/process-settings.test.ts', 'test/cli', 'test/lib', 'test/session', 'test/export/database.test.ts', 'test/stream', 'test/package', 'test/pi'];
 
 export function crossVersionFiles() {
   const files = [];

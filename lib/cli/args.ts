@@ -123,6 +123,22 @@ export function exitCodeFor(error: HygieneError, command?: string): number {
       return EXIT.replayInvalid;
     case 'output_failed':
       return EXIT.outputFailed;
+    case 'db_not_sqlite':
+      return EXIT.dbNotSqlite;
+    case 'db_not_openclaw':
+      return EXIT.dbNotOpenClaw;
+    case 'db_schema_unknown':
+      return EXIT.dbSchemaUnknown;
+    case 'db_corrupt':
+      return EXIT.dbCorrupt;
+    case 'db_bad_row':
+      return EXIT.dbBadRow;
+    case 'db_busy':
+      return EXIT.dbBusy;
+    case 'session_not_found':
+      return EXIT.sessionNotFound;
+    case 'sqlite_unavailable':
+      return EXIT.sqliteUnavailable;
     default:
       return EXIT.internal;
   }

@@ -2,7 +2,9 @@
 import { EXIT } from '../exit-codes.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { runCheckCommand } from '../invariants/check-command.ts';
-import { ROUTE_OPTIONS, UsageError, checkInput, parse, routeOf, type Io } from './args.ts';
+import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
+import { databaseInput } from './database-input.ts';
+import { readDatabaseTranscript } from '../session/db-sanitize.ts';
 import { CHECK_HELP } from './help.ts';
 import { REDACT_OPTIONS, redactOf } from './redact-flags.ts';
 
@@ -14,6 +16,8 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     'after-hygiene': { type: 'boolean' },
     json: { type: 'boolean' },
     ...REDACT_OPTIONS,
+    session: { type: 'string' },
+    'busy-timeout': { type: 'string' },
   });
   if (values.help) {
     io.stdout.write(CHECK_HELP);
@@ -28,5 +32,8 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   resolveHygieneOptions(options);
   // An empty file is exit 8, as for sanitize and in export's report.
   const file = await checkInput(positionals[0], { rejectEmpty: true });
-  return runCheckCommand({ file, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
+  const transcript = (await databaseInput(file, values.session, 'check'))
+    ? await readDatabaseTranscript({ path: file!, session: values.session!, options, busyTimeoutMs: positiveIntegerFlag('busy-timeout', values['busy-timeout']) })
+    : undefined;
+  return runCheckCommand({ transcript, file, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, options, format, afterHygiene: values['after-hygiene'] ?? false, json: values.json ?? false });
 }

@@ -24,6 +24,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
       'image-max-bytes': { type: 'string' },
       queue: { type: 'string' },
       ...REDACT_OPTIONS,
+      session: { type: 'string', multiple: true },
     });
     if (values.help) {
       io.stdout.write(EXPORT_HELP);
@@ -71,6 +72,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
         force: values.force ?? false,
         repair: values.repair ?? false,
         quiet: values.quiet ?? false,
+        ...(values.session === undefined ? {} : { sessions: values.session }),
         ...(values.queue === undefined ? {} : { queue: values.queue }),
       },
       io,

@@ -11,6 +11,7 @@ Usage:
   transcript-hygiene export --out DIR --provider P --model-api A --model-id M [options] INPUT...
   transcript-hygiene worker --queue redis://HOST:PORT[/DB] [--concurrency N]
   transcript-hygiene repair FILE... [--json]
+  transcript-hygiene sessions DB [--json]
   transcript-hygiene help [COMMAND]
 
 Commands:
@@ -25,6 +26,8 @@ Commands:
   worker     make the outputs of 'export --queue' runs on this machine (BullMQ)
   repair     repair OpenClaw session files in place (torn lines, bad entries, empty
              error turns, blank user turns, corrupted images, missing tool results)
+  sessions   list the sessions of an OpenClaw database (openclaw-agent.sqlite); sanitize,
+             check and export read one with --session KEY|ID
 
 Run 'transcript-hygiene COMMAND --help' for a command's options.
 
@@ -76,6 +79,9 @@ Options:
   --display          for people, not a model: also remove runtime wrappers (internal
                      context, inbound metadata, channel envelopes) from user turns
   --format F         input format: auto (default), jsonl, json
+  --session S        FILE is an OpenClaw database (openclaw-agent.sqlite): read the session
+                     with key or id S, its active path as OpenClaw loads it
+  --busy-timeout MS  with --session: wait this long for a locked database (default 5000)
   --image-max-dimension N
                      longest side of a replayed image, in pixels (default 1200);
                      larger images are re-encoded as JPEG to fit
@@ -142,6 +148,8 @@ Options:
   --after-hygiene    check the pipeline's output (what sanitize writes) instead of the input
   --thinking         thinking is on for the request (checks the trailing-prefill rule)
   --format F         input format: auto (default), jsonl, json
+  --session S        FILE is an OpenClaw database: check the session with key or id S
+  --busy-timeout MS  with --session: wait this long for a locked database (default 5000)
   --json             print {route, checked, families, messages, violations} as JSON
   --redact secrets, --redact-pattern, --redact-allow, --redact-config
                      with --after-hygiene: check what sanitize writes with them
@@ -316,4 +324,23 @@ another process. With several files, the first failure's code.
 
 Example:
   transcript-hygiene repair ~/.openclaw/agents/main/sessions/*.jsonl
+`;
+
+export const SESSIONS_HELP = `Usage: transcript-hygiene sessions DB [--json]
+
+Lists the sessions of an OpenClaw agent database (openclaw-agent.sqlite, OpenClaw 2026.9 and
+later): each session window's key, session id, generation (initial, reset, compaction,
+fork, ...), model, messages on its active path and last update, the latest first. A key
+marked * is the session its key currently points at. The database is only read.
+
+Options:
+  --json             print one JSON array of {key, sessionId, current, reason, model,
+                     events, lastSeq, messages, messagesFrom, updatedAt}
+  --busy-timeout MS  wait this long for a locked database (default 5000)
+
+Example:
+  transcript-hygiene sessions ~/.openclaw/agents/main/agent/openclaw-agent.sqlite
+  transcript-hygiene sanitize ~/.openclaw/agents/main/agent/openclaw-agent.sqlite \\
+    --session agent:main:main --provider anthropic --model-api anthropic-messages \\
+    --model-id claude-sonnet-4-5
 `;

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Runner> }> = 
   check: { help: help.CHECK_HELP, load: async () => (await import('./check.ts')).runCheck },
   export: { help: help.EXPORT_HELP, load: async () => (await import('./export.ts')).runExport },
   worker: { help: help.WORKER_HELP, load: async () => (await import('./worker.ts')).runWorker },
+  sessions: { help: help.SESSIONS_HELP, load: async () => (await import('./sessions.ts')).runSessions },
   repair: { help: help.REPAIR_HELP, load: async () => (await import('../session/repair-command.ts')).runRepairCommand },
 };
 

@@ -12,6 +12,8 @@ import { inputWarnings } from '../input-warnings.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
 import { REDACT_OPTIONS, redactOf } from './redact-flags.ts';
+import { sanitizeDatabaseSession } from '../session/db-sanitize.ts';
+import { databaseInput } from './database-input.ts';
 import { outputOverInput } from './same-file.ts';
 
 export async function runSanitize(args: string[], io: Io): Promise<number> {
@@ -25,6 +27,8 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     'image-max-dimension': { type: 'string' },
     'image-max-bytes': { type: 'string' },
     ...REDACT_OPTIONS,
+    session: { type: 'string' },
+    'busy-timeout': { type: 'string' },
   });
   if (values.help) {
     io.stdout.write(SANITIZE_HELP);
@@ -52,6 +56,7 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     throw new UsageError(`the output is the input (${overwritten}): sanitize writes a replay copy of bare messages, which would replace the session; write it elsewhere, or use 'transcript-hygiene repair ${overwritten === '<stdin>' ? 'FILE' : overwritten}' to fix a session file in place`);
   }
   const file = await checkInput(positionals[0], { rejectEmpty: true });
+  const database = await databaseInput(file, values.session, 'sanitize');
 
   const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);
   const output: Writable = atomic === undefined ? io.stdout : atomic.stream();
@@ -63,12 +68,13 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     // What the input starts with, to say what it holds if it gives no message.
     const piped = file === undefined ? recordHead(io.stdin) : (await isRegularFile(file)) ? undefined : recordHead(createReadStream(file));
     const source = file ?? '<stdin>';
-    const stats =
-      piped !== undefined
+    const stats = database
+      ? await sanitizeDatabaseSession({ path: file!, session: values.session!, output, options, dropForeignRoles: true, busyTimeoutMs: positiveIntegerFlag('busy-timeout', values['busy-timeout']) })
+      : piped !== undefined
         ? // stdin, or a pipe given by path (e.g. <(zcat s.jsonl.gz)): read once.
           await sanitizeStdin({ input: piped.input, output, options, source, format, dropForeignRoles: true })
         : await sanitizeFile({ path: file!, output, options, format, dropForeignRoles: true });
-    if (messagesWithRole(stats) === 0) throw describeMessageless(source, piped === undefined ? await fileHead(file!) : piped.head());
+    if (!database && messagesWithRole(stats) === 0) throw describeMessageless(source, piped === undefined ? await fileHead(file!) : piped.head());
     for (const warning of inputWarnings(source, stats)) io.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
     await atomic?.commit();
     if (values.stats) io.stderr.write(JSON.stringify(stats) + '\n');

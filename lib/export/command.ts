@@ -31,6 +31,8 @@ export interface ExportCommandParams {
   quiet: boolean;
   /** redis://HOST:PORT[/DB]: the outputs run as jobs on that broker's workers (queue/). */
   queue?: string;
+  /** Only these sessions of OpenClaw databases (--session, keys or ids). */
+  sessions?: string[];
 }
 
 export interface ExportCommandIo {
@@ -103,6 +105,7 @@ export async function runExportCommand(params: ExportCommandParams, io: ExportCo
       jobMemoryMb: params.jobMemoryMb,
       force: params.force,
       repair: params.repair,
+      ...(params.sessions === undefined ? {} : { sessions: params.sessions }),
       ...(params.queue === undefined ? {} : { queue: params.queue }),
       stdin: io.stdin,
       signal: controller.signal,

@@ -11,6 +11,8 @@ import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import type { ByteSource } from '../jsonl.ts';
+import { isSqliteFile } from '../session/openclaw-db.ts';
+import { OPENCLAW_DATABASE_NAME, databaseSources, type DatabaseSessionRef } from './discover-databases.ts';
 
 export interface SessionSource {
   /** Absolute path. */
@@ -23,6 +25,8 @@ export interface SessionSource {
   mtimeMs: number;
   /** Why this entry cannot be exported; the export lists it as a failure. */
   problem?: { code: string; reason: string };
+  /** A session of an OpenClaw database (`path`), not a file of its own. */
+  database?: DatabaseSessionRef;
 }
 
 export interface Discovery {
@@ -38,6 +42,8 @@ export interface DiscoverOptions {
   exclude?: readonly string[];
   /** File names selected inside directories (default `.jsonl`). */
   extension?: string;
+  /** Only these sessions of databases, by key or id (JSONL files are not filtered). */
+  sessions?: readonly string[];
 }
 
 /** Reads a list of paths: NUL-separated when the text holds a NUL (`find -print0`), one a line otherwise. */
@@ -100,6 +106,8 @@ interface Found {
   stats?: Stats;
   problem?: { code: string; reason: string };
   listable?: boolean;
+  /** An OpenClaw database: expanded into its sessions. */
+  database?: boolean;
 }
 
 export async function discoverSessions(inputs: readonly string[], options: DiscoverOptions = {}): Promise<Discovery> {
@@ -138,16 +146,22 @@ export async function discoverSessions(inputs: readonly string[], options: Disco
       await walk(absolute, input, found, extension, isExcluded);
     } else {
       roots.push(path.dirname(absolute));
-      found.push(stats.isFile() ? { path: absolute, display: input, stats } : { path: absolute, display: input, problem: kindProblem(stats) });
+      if (stats.isFile()) found.push({ path: absolute, display: input, stats, database: await isSqliteFile(absolute) });
+      else found.push({ path: absolute, display: input, problem: kindProblem(stats) });
     }
   }
 
   const root = commonAncestor(roots);
   const seen = new Set<string>();
   const sources: SessionSource[] = [];
+  const filter = options.sessions === undefined ? undefined : new Set(options.sessions);
   for (const entry of found) {
     if (seen.has(entry.path)) continue;
     seen.add(entry.path);
+    if (entry.database === true) {
+      sources.push(...(await databaseSources({ path: entry.path, display: entry.display, rel: path.relative(root, entry.path) }, filter)));
+      continue;
+    }
     sources.push({
       path: entry.path,
       display: entry.display,
@@ -182,7 +196,7 @@ async function walk(top: string, topDisplay: string, found: Found[], extension: 
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
       const shown = path.join(display, entry.name);
-      if (entry.name.endsWith(extension)) {
+      if (entry.name.endsWith(extension) || entry.name === OPENCLAW_DATABASE_NAME) {
         // Anything named like a session is a session: if it is not a readable regular file, that is a failure to report.
         let stats: Stats;
         try {
@@ -191,7 +205,8 @@ async function walk(top: string, topDisplay: string, found: Found[], extension: 
           found.push({ path: full, display: shown, problem: await unreadable(full, error) });
           continue;
         }
-        found.push(stats.isFile() ? { path: full, display: shown, stats } : { path: full, display: shown, problem: kindProblem(stats) });
+        if (!stats.isFile()) found.push({ path: full, display: shown, problem: kindProblem(stats) });
+        else found.push({ path: full, display: shown, stats, database: entry.name === OPENCLAW_DATABASE_NAME });
       } else if (entry.isDirectory()) {
         subdirectories.push({ directory: full, display: shown });
       }

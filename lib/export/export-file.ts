@@ -19,6 +19,7 @@ import { isHygieneError } from '../errors.ts';
 import { describeMessageless, fileHead, messagesWithRole } from '../session/input-check.ts';
 import type { HygieneOptions } from '../options.ts';
 import { sanitizeFile } from '../run.ts';
+import { sanitizeDatabaseSession } from '../session/db-sanitize.ts';
 import { repairSessionFileIfNeeded, type RepairReport } from '../session/repair.ts';
 import type { HygieneStats } from '../stats.ts';
 import { jsonlToJsonArray } from './json-array.ts';
@@ -43,6 +44,8 @@ export interface ExportTask {
    */
   clockMs: number;
   repair: boolean;
+  /** `source` is an OpenClaw database: export this session of it, up to this seq (what was listed). */
+  session?: { id: string; lastSeq: number };
 }
 
 export interface TaskFailure {
@@ -124,9 +127,13 @@ async function sanitizeInto(input: string, task: ExportTask): Promise<{ stats: H
   }
   done.catch(() => undefined);
   try {
-    const stats = await sanitizeFile({ path: input, output, options: { ...task.options, now: () => task.clockMs } });
+    const options = { ...task.options, now: () => task.clockMs };
+    const stats =
+      task.session === undefined
+        ? await sanitizeFile({ path: input, output, options })
+        : await sanitizeDatabaseSession({ path: input, session: task.session.id, maxSeq: task.session.lastSeq, output, options });
     // As sanitize says of it: an input that gives no message is a failure, not an empty output.
-    if (messagesWithRole(stats) === 0) throw describeMessageless(input, await fileHead(input));
+    if (task.session === undefined && messagesWithRole(stats) === 0) throw describeMessageless(input, await fileHead(input));
     if (output !== file) {
       output.end();
       await done;

@@ -50,6 +50,8 @@ export interface ExportOptions {
   jobMemoryMb?: number;
   /** Where `-` reads its paths (default process.stdin). */
   stdin?: ByteSource;
+  /** Only these sessions of OpenClaw databases (keys or session ids); JSONL files are not filtered. */
+  sessions?: readonly string[];
   /** Aborting stops the export: outputs in flight are dropped, the rest stays resumable. */
   signal?: AbortSignal;
   onProgress?: (event: ExportEvent) => void;
@@ -147,7 +149,7 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     const manifest = opened.manifest;
     if (opened.warning !== undefined) warnings.push(opened.warning);
     await removeTemporaries(outDir);
-    const discovery = await discoverSessions(options.inputs, { stdin: options.stdin, exclude: [outDir] });
+    const discovery = await discoverSessions(options.inputs, { stdin: options.stdin, exclude: [outDir], sessions: options.sessions });
 
     // Plan: every session times every route is one output.
     const failures: ExportFailure[] = [];
@@ -220,7 +222,9 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
           format,
           options: { ...candidate.route.options, concurrency: candidate.route.options.concurrency ?? imageConcurrency },
           clockMs: Math.floor(candidate.source.mtimeMs),
-          repair,
+          // A database session is read as it is: a repair writes, and OpenClaw's doctor owns the database.
+          repair: repair && candidate.source.database === undefined,
+          ...(candidate.source.database === undefined ? {} : { session: { id: candidate.source.database.sessionId, lastSeq: candidate.source.database.lastSeq } }),
         },
       };
     });

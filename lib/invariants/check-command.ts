@@ -8,7 +8,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { createPipeline } from '../pipeline.ts';
-import { readTranscript } from '../read-transcript.ts';
+import { readTranscript, type Transcript } from '../read-transcript.ts';
 import { inputWarnings } from '../input-warnings.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
@@ -34,6 +34,8 @@ export interface CheckCommandParams {
   format: 'auto' | 'jsonl' | 'json';
   afterHygiene: boolean;
   json: boolean;
+  /** The transcript, already read (a database session): the file is then only named. */
+  transcript?: Transcript;
 }
 
 /** The pipeline's output for the messages, as `sanitize` writes it (request-time steps included). */
@@ -61,12 +63,16 @@ function describe(violation: RoleOrRuleViolation & { line?: number }): string {
 /** Runs the check; returns the exit code (0 clean, EXIT_VIOLATIONS when anything is reported). */
 export async function runCheckCommand(params: CheckCommandParams): Promise<number> {
   const source = params.file ?? '<stdin>';
-  const recorded = params.file === undefined ? recordHead(params.stdin) : undefined;
-  const transcript = await readTranscript({ file: params.file, stdin: recorded?.input ?? params.stdin, source, format: params.format }, params.options);
-  const given = transcript.messages;
-  // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
-  if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded?.head() ?? (await fileHead(params.file!)));
-  for (const warning of inputWarnings(source, { session: transcript.session, invalidUtf8: transcript.invalidUtf8 })) params.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
+  let transcript = params.transcript;
+  let given: Message[];
+  if (transcript === undefined) {
+    const recorded = params.file === undefined ? recordHead(params.stdin) : undefined;
+    transcript = await readTranscript({ file: params.file, stdin: recorded?.input ?? params.stdin, source, format: params.format }, params.options);
+    given = transcript.messages;
+    // An input that holds no message is not a clean transcript: say what it holds (as sanitize does).
+    if (!given.some((message) => isRecord(message) && Boolean(message.role))) throw describeMessageless(source, recorded?.head() ?? (await fileHead(params.file!)));
+    for (const warning of inputWarnings(source, { session: transcript.session, invalidUtf8: transcript.invalidUtf8 })) params.stderr.write(`transcript-hygiene: warning: ${warning}\n`);
+  } else given = transcript.messages;
   const checked = params.afterHygiene ? await hygieneOutput(given, transcript.options) : given;
   const route = { ...params.options };
   const { families } = invariantsFor(route);

@@ -130,6 +130,35 @@ export interface IndexOptions {
   fullParse?: boolean;
 }
 
+/**
+ * Where the index pass's records come from, for the few it reads again by position: a session
+ * file's lines (offset = byte offset), or a database session's rows (offset = seq).
+ */
+export interface RecordSource {
+  /** The record at `offset` (`length` bytes), as text. */
+  text(offset: number, length: number): string;
+  /** Set for sources where a record that is not JSON is an error rather than a line to skip; never returns. */
+  badRecord?(line: number, reason: string): never;
+}
+
+/** A session file's lines, read by position (one trailing CR left out, as the line reader does). */
+export function fileRecords(fd: number): RecordSource {
+  return {
+    text(offset, length) {
+      const buffer = Buffer.allocUnsafe(length);
+      let done = 0;
+      while (done < length) {
+        const read = readSync(fd, buffer, done, length - done, offset + done);
+        if (read === 0) break;
+        done += read;
+      }
+      let text = buffer.toString('utf8', 0, done);
+      if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+      return text;
+    },
+  };
+}
+
 class RestartIndex {
   constructor(readonly reason: 'speculation' | 'recovered-version', readonly header?: Record<string, unknown>) {}
 }
@@ -231,7 +260,7 @@ class IndexBuilder {
   private lastFailed: { offset: number; length: number; line: number } | undefined;
 
   constructor(
-    private readonly fd: number,
+    private readonly source: RecordSource,
     private readonly fullParse: boolean,
     private readonly forcedHeader: Record<string, unknown> | undefined,
   ) {}
@@ -280,7 +309,8 @@ class IndexBuilder {
     let value: unknown;
     try {
       value = JSON.parse(text);
-    } catch {
+    } catch (error) {
+      this.source.badRecord?.(line, (error as Error).message);
       this.lastFailed = { offset, length: end - start, line };
       this.malformed(line);
       return;
@@ -334,17 +364,8 @@ class IndexBuilder {
   }
 
   private readText(offset: number, length: number): string {
-    const buffer = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const read = readSync(this.fd, buffer, done, length - done, offset + done);
-      if (read === 0) break;
-      done += read;
-    }
     this.verified++;
-    let text = buffer.toString('utf8', 0, done);
-    if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
-    return text;
+    return this.source.text(offset, length);
   }
 
   /** Whether the line of an entry is JSON (the loader's view), trimming the end of the file's last line as it does. */
@@ -354,7 +375,8 @@ class IndexBuilder {
     try {
       JSON.parse(text);
       return true;
-    } catch {
+    } catch (error) {
+      this.source.badRecord?.(this.lineNumbers.get(entry), (error as Error).message);
       if (offset !== this.lastNonBlank) return false;
       try {
         const trimmed = text.trimEnd();
@@ -478,7 +500,8 @@ class IndexBuilder {
       let parsed: unknown;
       try {
         parsed = JSON.parse(buffer.toString('utf8', start, end));
-      } catch {
+      } catch (error) {
+        this.source.badRecord?.(line, (error as Error).message);
         this.malformed(line);
         return;
       }
@@ -771,7 +794,7 @@ export async function buildSessionIndex(path: string, options: IndexOptions = {}
     let fullParse = options.fullParse ?? false;
     let forcedHeader: Record<string, unknown> | undefined;
     for (let restarts = 0; ; restarts++) {
-      const builder = new IndexBuilder(handle.fd, fullParse, forcedHeader);
+      const builder = new IndexBuilder(fileRecords(handle.fd), fullParse, forcedHeader);
       try {
         const { lines } = await readLines(handle, builder, options.chunkSize);
         builder.finish();
@@ -790,5 +813,50 @@ export async function buildSessionIndex(path: string, options: IndexOptions = {}
     throw inputError(error, source);
   } finally {
     await handle.close();
+  }
+}
+
+/** One record of a source that is not a file of lines (a database session's row): its bytes and where it is. */
+export interface IndexedRecord {
+  readonly bytes: Buffer;
+  /** What the read pass asks the source for again (a row's seq). */
+  readonly offset: number;
+  /** What error messages call it (a row's seq). */
+  readonly line: number;
+}
+
+export interface RecordIndexParams {
+  path: string;
+  source: string;
+  /** The records in order; called again when the pass has to start over. */
+  records: () => Iterable<IndexedRecord>;
+  reader: RecordSource;
+  /** One more than the largest offset (picks the read plan's offset width). */
+  size: number;
+  fullParse?: boolean;
+}
+
+/** Pass 1 over records that come one at a time (a database session's rows), by the same rules as a file's lines. */
+export function buildRecordIndex(params: RecordIndexParams): SessionIndex {
+  const started = performance.now();
+  let fullParse = params.fullParse ?? false;
+  let forcedHeader: Record<string, unknown> | undefined;
+  for (let restarts = 0; ; restarts++) {
+    const builder = new IndexBuilder(params.reader, fullParse, forcedHeader);
+    try {
+      let count = 0;
+      for (const record of params.records()) {
+        builder.chunk(record.bytes, record.bytes.length);
+        builder.line(record.bytes, 0, record.bytes.length, record.offset, record.line);
+        count++;
+      }
+      builder.finish();
+      if (builder.records === 0) throw new HygieneError('input_empty', `${params.source}: no session entries`, { source: params.source });
+      return builder.build(params.path, params.source, { dev: 0, ino: 0, size: params.size }, count, restarts, started);
+    } catch (error) {
+      if (!(error instanceof RestartIndex) || restarts >= 2) throw error;
+      if (error.reason === 'speculation') fullParse = true;
+      else forcedHeader = error.header;
+    }
   }
 }

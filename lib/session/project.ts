@@ -32,13 +32,16 @@ export function lineOf(ref: LineRef): number {
 export interface ProjectContext {
   source: string;
   line: LineRef;
+  /** How an error names the place (default `source:line`; a database session names its row's seq). */
+  where?: (line: number) => string;
 }
 
 function requireTimestamp(value: unknown, label: string, context: ProjectContext): number {
   const ms = entryTimestampMs(value);
   if (ms === undefined) {
     const line = lineOf(context.line);
-    throw new HygieneError('invalid_session', `${context.source}:${line}: ${label} timestamp must be a valid timestamp`, {
+    const where = context.where?.(line) ?? `${context.source}:${line}`;
+    throw new HygieneError('invalid_session', `${where}: ${label} timestamp must be a valid timestamp`, {
       source: context.source,
       line,
     });

@@ -22,6 +22,7 @@ import type { HygieneOptions } from '../options.ts';
 import { isRecord, type Message } from '../types.ts';
 import { compactionTimestampOf } from '../timestamps.ts';
 import { buildSessionIndex, openSessionFile, type SessionIndex } from './index-pass.ts';
+import { EMITTED_ENTRY, type EntrySource, type EntryTexts } from './entry-source.ts';
 import { planEmission } from './active-path.ts';
 import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
@@ -119,7 +120,7 @@ class LineWindow {
     return offset >= this.start && offset + length <= this.end;
   }
 
-  async load(offset: number, length: number): Promise<void> {
+  load(offset: number, length: number): void {
     if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
     else if (this.buffer.length > this.size && length <= this.size) this.buffer = Buffer.allocUnsafe(this.size);
     let filled = 0;
@@ -146,17 +147,15 @@ class LineWindow {
     return replacementsIn(text, this.buffer, at, Math.min(at + length, this.end - this.start));
   }
 
-  async read(offset: number, length: number): Promise<string> {
-    if (!this.covers(offset, length)) await this.load(offset, length);
+  read(offset: number, length: number): string {
+    if (!this.covers(offset, length)) this.load(offset, length);
     if (!this.covers(offset, length)) return this.text(offset, Math.max(0, this.end - offset));
     return this.text(offset, length);
   }
 }
 
 /** What the read pass needs of the emitted entries, copied out of the index so the index can be freed before it. */
-interface ReadPlan {
-  readonly source: string;
-  readonly migrateV2: boolean;
+interface ReadPlan extends LineContext {
   /** Byte offsets (32-bit when the file is under 4 GiB), lengths and types of the emitted lines, in order. */
   readonly offsets: Uint32Array | Float64Array;
   readonly lengths: Int32Array;
@@ -168,6 +167,7 @@ interface ReadPlan {
 interface LineContext {
   readonly source: string;
   readonly migrateV2: boolean;
+  readonly entries: EntrySource;
 }
 
 /** The 1-based numbers of the lines starting at the ascending byte `offsets`, in one forward scan. */
@@ -205,14 +205,49 @@ export function lineNumberAt(fd: number, offset: number): number {
   return line;
 }
 
+/** A session file's emitted lines: read through a window, an error's line counted from the file. */
+export function fileEntries(path: string, source: string, identity: { dev: number; ino: number; size: number }, chunkSize: number): EntrySource {
+  return {
+    async open(phase): Promise<EntryTexts> {
+      const handle = await openSessionFile(path, source);
+      try {
+        if (phase === EMITTED_ENTRY) {
+          const stat = await handle.stat();
+          if (stat.dev !== identity.dev || stat.ino !== identity.ino || stat.size < identity.size) {
+            throw new HygieneError('input_unreadable', `${source}: the session file was replaced or shortened while it was read`, { source });
+          }
+        }
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+      const window = new LineWindow(handle, phase === EMITTED_ENTRY ? chunkSize : Math.min(chunkSize, 64 * 1024));
+      return {
+        text: (offset, length) => (window.covers(offset, length) ? window.text(offset, length) : window.read(offset, length)),
+        replacements: (text, offset, length) => window.replacements(text, offset, length),
+        // Line numbers are not kept per entry: an error counts the lines up to its offset.
+        lineAt: (offset) => lineNumberAt(handle.fd, offset),
+        linesAt: (offsets) => lineNumbersAt(handle.fd, offsets),
+        get bytesRead() {
+          return window.bytesRead;
+        },
+        close: () => handle.close(),
+      };
+    },
+    where: (line) => `${source}:${line}`,
+    notJson(line, error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return new HygieneError('malformed_line', `${source}:${line}: not valid JSON (${reason}); the line is on the active path (run 'transcript-hygiene repair' first)`, {
+        source,
+        line,
+        cause: error,
+      });
+    },
+  };
+}
+
 function notJson(context: LineContext, ref: LineRef, error: unknown): HygieneError {
-  const reason = error instanceof Error ? error.message : String(error);
-  const line = lineOf(ref);
-  return new HygieneError(
-    'malformed_line',
-    `${context.source}:${line}: not valid JSON (${reason}); the line is on the active path (run 'transcript-hygiene repair' first)`,
-    { source: context.source, line, cause: error },
-  );
+  return context.entries.notJson(lineOf(ref), error);
 }
 
 function parseEntry(context: LineContext, line: LineRef, text: string): Record<string, unknown> {
@@ -245,7 +280,7 @@ function messageOfLine(context: LineContext, line: LineRef, text: string, parser
 function projectLine(context: LineContext, type: number, line: LineRef, text: string, parser: JsonlLineParser | undefined, position: number): unknown {
   if (type === T_MESSAGE) return messageOfLine(context, line, text, parser, position);
   const value = parseEntry(context, line, text);
-  const where: ProjectContext = { source: context.source, line };
+  const where: ProjectContext = { source: context.source, line, where: context.entries.where };
   if (type === T_CUSTOM_MESSAGE) return customMessage(value, where);
   if (type === T_BRANCH_SUMMARY) return branchSummaryMessage(value, where);
   throw new Error(`entry type ${type} emits no message`);
@@ -266,24 +301,22 @@ interface Prepared {
 }
 
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
-async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnapshot & { recordFileLines?: boolean }, now: () => number): Promise<Prepared> {
+async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean }, now: () => number): Promise<Prepared> {
   const plan = planEmission(index);
-  const context: LineContext = { source: index.source, migrateV2: index.migrateV2 };
-  const handle = await openSessionFile(index.path, index.source);
+  const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
+  const texts = await entries.open('prepare');
   try {
-    const window = new LineWindow(handle, Math.min(chunkSize, 64 * 1024));
-    const readEntry = async (entry: number): Promise<string> => window.read(index.offset.get(entry), index.length.get(entry));
+    const readEntry = async (entry: number): Promise<string> => texts.text(index.offset.get(entry), index.length.get(entry));
     let summary: Message | undefined;
     let compactionAt: number | undefined;
     if (plan.compaction >= 0) {
       const line = index.line.get(plan.compaction);
-      summary = compactionSummaryMessage(parseEntry(context, line, await readEntry(plan.compaction)), { source: index.source, line });
+      summary = compactionSummaryMessage(parseEntry(context, line, await readEntry(plan.compaction)), { source: index.source, line, where: entries.where });
       compactionAt = summary.timestamp as number;
     }
     const n = plan.entries.length;
     const readPlan: ReadPlan = {
-      source: index.source,
-      migrateV2: index.migrateV2,
+      ...context,
       offsets: index.size < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n),
       lengths: new Int32Array(n),
       types: new Uint8Array(n),
@@ -326,10 +359,10 @@ async function prepare(index: SessionIndex, chunkSize: number, route: RouteSnaps
       model,
       modelSwitchedAt: modelSwitchedAtOf(index, plan.path, route, now),
       resultIndex,
-      bytesRead: window.bytesRead,
+      bytesRead: texts.bytesRead,
     };
   } finally {
-    await handle.close();
+    await texts.close();
   }
 }
 
@@ -341,9 +374,32 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
   const source = options.source ?? path;
   const chunkSize = options.chunkSize ?? 1 << 20;
   const index = await buildSessionIndex(path, { source, chunkSize, fullParse: options.fullParse });
-  const prepared = await prepare(index, chunkSize, options, options.now ?? Date.now);
+  return readIndexedSession(index, fileEntries(path, source, { dev: index.dev, ino: index.ino, size: index.size }, chunkSize), options);
+}
+
+/** `batches` with the whole list and the message iterator built on it. */
+export function overBatches(batches: () => AsyncGenerator<Message[]>): Pick<SessionMessages, 'batches' | 'toArray' | typeof Symbol.asyncIterator> {
+  return {
+    batches,
+    async toArray(): Promise<Message[]> {
+      const out: Message[] = [];
+      for await (const batch of batches()) for (const message of batch) out.push(message);
+      return out;
+    },
+    async *[Symbol.asyncIterator](): AsyncIterator<Message> {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
+}
+
+/**
+ * The messages of an indexed session (a file's, or a database session's): the few reads that
+ * decide the facts now, the read pass when the messages are iterated.
+ */
+export async function readIndexedSession(index: SessionIndex, entries: EntrySource, options: HygieneOptions & { recordFileLines?: boolean } = {}): Promise<SessionMessages> {
+  const { path, source } = index;
+  const prepared = await prepare(index, entries, options, options.now ?? Date.now);
   const { readPlan, summary, modelSwitchedAt } = prepared;
-  const identity = { dev: index.dev, ino: index.ino, size: index.size };
   const stats: SessionReadStats = {
     lines: index.lines,
     records: index.records,
@@ -372,13 +428,8 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
     if (started) throw new Error('readSessionMessages: the messages can be read once');
     started = true;
     const began = performance.now();
-    const handle = await openSessionFile(path, source);
+    const texts = await entries.open(EMITTED_ENTRY);
     try {
-      const stat = await handle.stat();
-      if (stat.dev !== identity.dev || stat.ino !== identity.ino || stat.size < identity.size) {
-        throw new HygieneError('input_unreadable', `${source}: the session file was replaced or shortened while it was read`, { source });
-      }
-      const window = new LineWindow(handle, chunkSize);
       const parser = new JsonlLineParser({ source, recordLines: true });
       const invalid = new InvalidUtf8Counter();
       let position = 0;
@@ -391,13 +442,12 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
       let bytes = 0;
       const { offsets, lengths, types } = readPlan;
       let offset = 0;
-      // Line numbers are not kept per entry: an error counts the lines up to its offset.
-      const line = (): number => lineNumberAt(handle.fd, offset);
+      const line = (): number => texts.lineAt(offset);
       for (let i = 0; i < types.length; i++) {
         offset = offsets[i]!;
         const length = lengths[i]!;
-        const text = window.covers(offset, length) ? window.text(offset, length) : await window.read(offset, length);
-        const replaced = window.replacements(text, offset, length);
+        const text = texts.text(offset, length);
+        const replaced = texts.replacements(text, offset, length);
         if (replaced > 0) invalid.note(offset, replaced);
         const message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
         if (readPlan.lines !== undefined && typeof message === 'object' && message !== null) fileLines.set(message, readPlan.lines[i]!);
@@ -410,13 +460,13 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
         }
       }
       if (batch.length > 0) yield batch;
-      stats.bytesRead += window.bytesRead;
-      // Noted by byte offset as they came; named by line once, in one scan up to the last.
+      stats.bytesRead += texts.bytesRead;
+      // Noted by offset as they came; named by line (a row by its seq) once, at the end.
       const replaced = invalid.summary();
-      if (replaced !== undefined) stats.invalidUtf8 = { ...replaced, lineNumbers: lineNumbersAt(handle.fd, replaced.lineNumbers) };
+      if (replaced !== undefined) stats.invalidUtf8 = { ...replaced, lineNumbers: texts.linesAt(replaced.lineNumbers) };
     } finally {
       stats.readMs = performance.now() - began;
-      await handle.close();
+      await texts.close();
     }
   }
 
@@ -441,15 +491,7 @@ export async function readSessionMessages(path: string, options: ReadSessionOpti
         resultIndex: prepared.resultIndex,
       };
     },
-    batches,
-    async toArray(): Promise<Message[]> {
-      const out: Message[] = [];
-      for await (const batch of batches()) for (const message of batch) out.push(message);
-      return out;
-    },
-    async *[Symbol.asyncIterator](): AsyncIterator<Message> {
-      for await (const batch of batches()) yield* batch;
-    },
+    ...overBatches(batches),
   };
   return session;
 }

@@ -5,7 +5,8 @@
 import { parseArgs } from 'node:util';
 import type { Writable } from 'node:stream';
 import { EXIT } from '../exit-codes.ts';
-import { isHygieneError } from '../errors.ts';
+import { HygieneError, isHygieneError } from '../errors.ts';
+import { isSqliteFile } from './openclaw-db.ts';
 import { checkInputFile } from './input-check.ts';
 import { REPAIR_HELP } from '../cli/help.ts';
 import { exitCodeFor, parseErrorLine, usageLine } from '../cli/args.ts';
@@ -77,6 +78,9 @@ export async function runRepairCommand(args: string[], io: RepairIo): Promise<nu
     let report: RepairReport | undefined;
     try {
       await checkInputFile(file, { rejectEmpty: true });
+      if (await isSqliteFile(file)) {
+        throw new HygieneError('invalid_session', `${file}: an OpenClaw SQLite database, not a JSONL session file: repair does not write databases (OpenClaw's doctor owns them; 'transcript-hygiene sanitize ${file} --session KEY' reads one)`, { source: file });
+      }
       report = await repairSessionFileIfNeeded(file, {
         lock: values['no-lock'] ? false : { acquireTimeoutMs: timeout === undefined ? undefined : Number(timeout) },
       });

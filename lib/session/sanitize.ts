@@ -11,7 +11,7 @@ import type { HygieneOptions } from '../options.ts';
 import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
 import { dropForeignRoles } from '../foreign-roles.ts';
-import { readSessionMessages, type SessionReadStats } from './read.ts';
+import { readSessionMessages, type SessionMessages, type SessionReadStats } from './read.ts';
 import { detectProbeKind, type InputKind } from './detect.ts';
 
 const PROBE_BYTES = 64 * 1024;
@@ -44,6 +44,11 @@ export interface SessionHygieneStats extends HygieneStats {
 
 export async function sanitizeSessionFile(params: SanitizeSessionParams): Promise<SessionHygieneStats> {
   const session = await readSessionMessages(params.path, { ...params.options, source: params.source ?? params.path });
+  return sanitizeSessionMessages(session, params);
+}
+
+/** The pipeline over a session already indexed (a file's, or a database session's). */
+export async function sanitizeSessionMessages(session: SessionMessages, params: Pick<SanitizeSessionParams, 'output' | 'options' | 'dropForeignRoles'>): Promise<SessionHygieneStats> {
   const writer = new JsonlWriter(params.output);
   const pipeline = createPipeline(session.hygieneOptions(params.options), (message: Message) => writer.write(message));
   const foreign: Record<string, number> = {};

@@ -68,6 +68,35 @@ console.log(JSON.stringify({ replay, streamed, frozen: Object.isFrozen(resolveTr
     assert.equal(frozen, true);
   });
 
+  test('a plain .mjs lists the sessions of an OpenClaw database and reads one (node:sqlite; on Node 20, installed without install scripts, one line saying better-sqlite3 needs its build)', async () => {
+    const database = path.join(packed.app, 'openclaw-agent.sqlite');
+    await copyFile(path.join(root, 'fixtures', 'openclaw-db', 'state', 'agents', 'main', 'agent', 'openclaw-agent.sqlite'), database);
+    const script = path.join(packed.app, 'database.mjs');
+    await writeFile(
+      script,
+      `import { openOpenClawDatabase, listDatabaseSessions, readDatabaseSessionMessages } from 'transcript-hygiene';
+try {
+  const db = await openOpenClawDatabase('openclaw-agent.sqlite');
+  const sessions = await listDatabaseSessions(db);
+  db.close();
+  const messages = await readDatabaseSessionMessages({ path: 'openclaw-agent.sqlite', session: 'agent:main:large', options: {} });
+  console.log(JSON.stringify({ keys: sessions.map((s) => s.key).sort(), messages: messages.length, roles: [...new Set(messages.map((m) => m.role))].sort() }));
+} catch (error) {
+  console.log(JSON.stringify({ code: error.code, message: error.message }));
+}
+`,
+    );
+    const result = JSON.parse((await run(process.execPath, [script], { cwd: packed.app })).stdout) as { keys?: string[]; messages?: number; roles?: string[]; code?: string; message?: string };
+    if (process.getBuiltinModule?.('node:sqlite') !== undefined) {
+      assert.deepEqual(result.keys, ['agent:main:branches', 'agent:main:compaction', 'agent:main:images', 'agent:main:large', 'agent:main:main', 'agent:main:providers', 'agent:main:v1']);
+      assert.equal(result.messages, 600);
+      assert.deepEqual(result.roles, ['assistant', 'toolResult', 'user']);
+    } else {
+      assert.equal(result.code, 'sqlite_unavailable', JSON.stringify(result));
+      assert.match(result.message!, /npm install better-sqlite3 --allow-scripts=better-sqlite3/);
+    }
+  });
+
   test('a strict TypeScript consumer (nodenext, exactOptionalPropertyTypes) type-checks against the shipped types', async () => {
     await writeFile(
       path.join(packed.app, 'consumer.ts'),

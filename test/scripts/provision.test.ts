@@ -107,7 +107,9 @@ describe('provision.mjs as a user who cannot install', () => {
     const [command, args] = asNobody
       ? ['/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script]]
       : [process.execPath, [script]];
-    const env = { ...process.env, REDIS_SERVER: '/nonexistent/redis-server' };
+    // Without c8's coverage folder: an unprivileged child cannot write into it, and would say so
+    // (node passes the folder on to a child whose env does not set the variable at all).
+    const env = { ...process.env, NODE_V8_COVERAGE: '', REDIS_SERVER: '/nonexistent/redis-server' };
     const failure = await run(command, args, { env }).then(() => undefined, (error: { code: number; stderr: string }) => error);
     assert.ok(failure !== undefined, 'provision.mjs succeeded without redis-server');
     assert.equal(failure.code, 1);

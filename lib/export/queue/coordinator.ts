@@ -307,5 +307,6 @@ function jobDataOf(item: ExportWork, outDir: string): QueueJobData {
     options: item.route.options,
     clockMs: item.task.clockMs,
     repair: item.task.repair,
+    ...(item.task.session === undefined ? {} : { session: item.task.session }),
   };
 }

@@ -55,6 +55,8 @@ export interface QueueJobData {
   options: HygieneOptions;
   clockMs: number;
   repair: boolean;
+  /** `source` is an OpenClaw database: this session of it, up to the seq it was listed with. */
+  session?: { id: string; lastSeq: number };
 }
 
 /** What a worker returns for an output it wrote: the job function's result, and who did it. */
@@ -87,10 +89,15 @@ export function queueNameFor(outDir: string): string {
   return `export-${hash(outDir, 16)}`;
 }
 
-/** The job id of one output: session path, size, mtime and the route's options hash (which covers the format). */
-export function jobIdFor(source: { path: string; size: number; mtimeMs: number }, optionsHash: string): string {
+/**
+ * The job id of one output: the session file's path, size and mtime, or for a session of an
+ * OpenClaw database the database's path, the session id and its last seq (a session that grew is
+ * another job); and the route's options hash (which covers the format).
+ */
+export function jobIdFor(source: { path: string; size: number; mtimeMs: number; database?: { sessionId: string; lastSeq: number } }, optionsHash: string): string {
+  const what = source.database === undefined ? [source.path, source.size, source.mtimeMs] : [source.path, source.database.sessionId, source.database.lastSeq];
   // A letter first: BullMQ refuses custom ids that are integers.
-  return `s${hash(JSON.stringify([source.path, source.size, source.mtimeMs, optionsHash]), 40)}`;
+  return `s${hash(JSON.stringify([...what, optionsHash]), 40)}`;
 }
 
 export function encodeFailure(failure: QueueFailure): string {

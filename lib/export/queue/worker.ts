@@ -266,7 +266,8 @@ export class QueueWorker {
       const failure = { code: 'input_unreadable', reason: `on worker ${this.id}: ${(error as Error).message}`, ...(errno === undefined ? {} : { errno }) };
       this.fail(job, failure, isTransient(failure), elapsed());
     }
-    if (info.size !== data.size || Math.floor(info.mtimeMs) !== Math.floor(data.mtimeMs)) {
+    // A database changes under its sessions all the time: its job reads the session up to the seq it was listed with.
+    if (data.session === undefined && (info.size !== data.size || Math.floor(info.mtimeMs) !== Math.floor(data.mtimeMs))) {
       const seen = `${info.size} bytes, modified ${new Date(info.mtimeMs).toISOString()}`;
       const expected = `${data.size} bytes, modified ${new Date(data.mtimeMs).toISOString()}`;
       this.fail(job, { code: 'input_changed', reason: `on worker ${this.id} the session has ${seen}, not ${expected} as when it was enqueued: it changed since (run the export again), or IN is not the same storage on every worker` }, false, elapsed());
@@ -291,6 +292,7 @@ export class QueueWorker {
       options: { ...data.options, concurrency: data.options.concurrency ?? this.imageConcurrency },
       clockMs: data.clockMs,
       repair: data.repair,
+      ...(data.session === undefined ? {} : { session: data.session }),
     };
     let result: ExportTaskResult;
     try {

@@ -1,0 +1,30 @@
+/**
+ * Where the session reader's passes after the index get the text of an entry: a session file's
+ * line (offset = byte offset) or a database session's row (offset = seq). read.ts holds the
+ * file's; lib/session/db-read.ts the database's.
+ */
+import type { HygieneError } from '../errors.ts';
+
+/** The phase that reads every emitted entry (the other, `prepare`, reads a handful before the first message). */
+export const EMITTED_ENTRY = 'read';
+
+export interface EntryTexts {
+  /** The text of the entry at `offset` (`length` bytes). */
+  text(offset: number, length: number): string;
+  /** How many U+FFFD decoding the entry at `offset` put into its `text` (bytes that were not UTF-8). */
+  replacements(text: string, offset: number, length: number): number;
+  /** The number an error names for the entry at `offset` (a file's line, a row's seq). */
+  lineAt(offset: number): number;
+  /** lineAt for ascending offsets, at once. */
+  linesAt(offsets: readonly number[]): number[];
+  readonly bytesRead: number;
+  close(): Promise<void> | void;
+}
+
+export interface EntrySource {
+  open(phase: 'prepare' | typeof EMITTED_ENTRY): Promise<EntryTexts>;
+  /** The place an error names: `file:line`, or a database, session and seq. */
+  where(line: number): string;
+  /** The error for an emitted entry that is not JSON. */
+  notJson(line: number, error: unknown): HygieneError;
+}

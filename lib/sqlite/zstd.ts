@@ -1,0 +1,81 @@
+/**
+ * Decodes one zstd frame whose decoded size is declared beside it (OpenClaw's
+ * `event_utf8_bytes`), checking the size before any byte is decoded: the declared size must be
+ * within OpenClaw's bounds (1 byte to 4 MiB) and equal the frame's own content size when the
+ * frame header gives one; the output is then capped at the declared size and must fill it.
+ *
+ * Node's zlib.zstdDecompressSync where it exists (Node 22.15 and later), else fzstd (pure
+ * JavaScript, decompression only).
+ */
+import { Buffer } from 'node:buffer';
+import zlib from 'node:zlib';
+import { decompress as fzstdDecompress } from 'fzstd';
+
+/** OpenClaw's bound on a compressed transcript event, both sides (transcript-payload MAX_COMPRESSED_EVENT_BYTES). */
+export const MAX_ZSTD_EVENT_BYTES = 4 * 1024 * 1024;
+
+const ZSTD_MAGIC = 0xfd2fb528;
+
+/** Why a frame was refused; the message says it in a few words. */
+export class ZstdSizeError extends Error {}
+
+export type ZstdEngineName = 'zlib' | 'fzstd';
+
+type BuiltinDecompress = (data: Uint8Array, options: { maxOutputLength: number }) => Buffer;
+const builtin = (zlib as unknown as { zstdDecompressSync?: BuiltinDecompress }).zstdDecompressSync;
+
+/** Which decoder this Node uses. */
+export function zstdEngine(): ZstdEngineName {
+  return builtin === undefined ? 'fzstd' : 'zlib';
+}
+
+/** The frame's declared content size from its header, or undefined when the header gives none. */
+export function frameContentSize(frame: Uint8Array): number | undefined {
+  if (frame.length < 6 || (frame[0]! | (frame[1]! << 8) | (frame[2]! << 16) | (frame[3]! << 24)) >>> 0 !== ZSTD_MAGIC) {
+    throw new ZstdSizeError('not a zstd frame');
+  }
+  const descriptor = frame[4]!;
+  const sizeFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const dictionaryBytes = [0, 1, 2, 4][descriptor & 3]!;
+  const sizeBytes = sizeFlag === 0 ? singleSegment : 1 << sizeFlag;
+  if (sizeBytes === 0) return undefined;
+  const at = 5 + (singleSegment ? 0 : 1) + dictionaryBytes;
+  if (frame.length < at + sizeBytes) throw new ZstdSizeError('truncated zstd frame header');
+  let size = 0;
+  for (let i = sizeBytes - 1; i >= 0; i--) size = size * 256 + frame[at + i]!;
+  return sizeFlag === 1 ? size + 256 : size;
+}
+
+export interface DecodeOptions {
+  /** Force a decoder (tests run both); default: the built-in where present. */
+  engine?: ZstdEngineName;
+}
+
+/** The decoded bytes of `frame`, exactly `declared` of them, or a ZstdSizeError. */
+export function decodeZstd(frame: Uint8Array, declared: unknown, options: DecodeOptions = {}): Buffer {
+  if (typeof declared !== 'number' || !Number.isSafeInteger(declared) || declared < 1 || declared > MAX_ZSTD_EVENT_BYTES) {
+    throw new ZstdSizeError(`declared size ${String(declared)} is outside 1..${MAX_ZSTD_EVENT_BYTES}`);
+  }
+  if (frame.length < 1 || frame.length > MAX_ZSTD_EVENT_BYTES) throw new ZstdSizeError(`compressed size ${frame.length} is outside 1..${MAX_ZSTD_EVENT_BYTES}`);
+  const content = frameContentSize(frame);
+  if (content !== undefined && content !== declared) throw new ZstdSizeError(`the frame says ${content} bytes, the row ${declared}`);
+  const engine = options.engine ?? zstdEngine();
+  let out: Uint8Array;
+  try {
+    if (engine === 'zlib' && builtin !== undefined) {
+      out = builtin(frame, { maxOutputLength: declared });
+    } else {
+      // fzstd writes into the buffer it is given; more output than fits throws.
+      const target = new Uint8Array(declared);
+      out = fzstdDecompress(frame, target);
+      /* c8 ignore next -- fzstd returns the given buffer whenever it decoded into it */
+      if (out !== target && out.length !== declared) throw new ZstdSizeError(`decoded to ${out.length} bytes, declared ${declared}`);
+    }
+  } catch (error) {
+    if (error instanceof ZstdSizeError) throw error;
+    throw new ZstdSizeError(`does not decode to ${declared} bytes (${(error as Error).message})`);
+  }
+  if (out.length !== declared) throw new ZstdSizeError(`decoded to ${out.length} bytes, declared ${declared}`);
+  return Buffer.isBuffer(out) ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}

@@ -1,0 +1,67 @@
+/**
+ * The zstd decoder of compressed transcript rows: the declared size is checked against the
+ * bounds and the frame's own header before any byte is decoded, and both decoders (zlib's where
+ * this Node has it, fzstd everywhere) give the same bytes on OpenClaw's real rows.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openSqlite } from '../../lib/sqlite/driver.ts';
+import { decodeZstd, frameContentSize, MAX_ZSTD_EVENT_BYTES, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
+import { SESSIONS, databaseOf } from '../session/helpers/openclaw-db.ts';
+
+interface Row {
+  zstd: Uint8Array;
+  declared: number;
+}
+
+function compressedRows(limit: number): Row[] {
+  const connection = openSqlite(databaseOf('main'), { immutable: true, busyTimeoutMs: 1000 });
+  try {
+    return connection
+      .prepare('SELECT event_zstd AS zstd, event_utf8_bytes AS declared FROM transcript_events WHERE session_id = ? AND event_zstd IS NOT NULL ORDER BY seq LIMIT ?')
+      .all(SESSIONS.large, limit)
+      .map((row) => ({ zstd: row.zstd as Uint8Array, declared: Number(row.declared) }));
+  } finally {
+    connection.close();
+  }
+}
+
+const engines: ZstdEngineName[] = zstdEngine() === 'zlib' ? ['zlib', 'fzstd'] : ['fzstd'];
+
+describe(`decodeZstd (this Node: ${zstdEngine()})`, () => {
+  const rows = compressedRows(20);
+
+  test("OpenClaw's frames declare their content size, equal to event_utf8_bytes", () => {
+    assert.equal(rows.length, 20);
+    for (const row of rows) assert.equal(frameContentSize(row.zstd), row.declared);
+  });
+
+  for (const engine of engines) {
+    test(`${engine}: every row decodes to its declared size, as JSON`, () => {
+      for (const row of rows) {
+        const bytes = decodeZstd(row.zstd, row.declared, { engine });
+        assert.equal(bytes.length, row.declared);
+        assert.equal((JSON.parse(bytes.toString('utf8')) as { type: string }).type, 'message');
+      }
+    });
+
+    test(`${engine}: a declared size other than the frame's is refused before decoding`, () => {
+      const row = rows[0]!;
+      assert.throws(() => decodeZstd(row.zstd, row.declared + 1, { engine }), (error: Error) => error instanceof ZstdSizeError && /the frame says \d+ bytes, the row \d+/.test(error.message));
+    });
+
+    test(`${engine}: a truncated frame does not decode to its declared size`, () => {
+      const row = rows[0]!;
+      assert.throws(() => decodeZstd(row.zstd.subarray(0, row.zstd.length >> 1), row.declared, { engine }), ZstdSizeError);
+    });
+  }
+
+  test('declared sizes outside 1 byte to 4 MiB, and bytes that are not zstd, are refused', () => {
+    const row = rows[0]!;
+    for (const declared of [0, -1, 1.5, MAX_ZSTD_EVENT_BYTES + 1, '10', null]) {
+      assert.throws(() => decodeZstd(row.zstd, declared), (error: Error) => error instanceof ZstdSizeError && /outside 1\.\.4194304/.test(error.message));
+    }
+    assert.throws(() => decodeZstd(Buffer.from('{"type":"message"}'), 18), { message: 'not a zstd frame' });
+    assert.throws(() => decodeZstd(new Uint8Array(0), 18), /compressed size 0/);
+  });
+});
