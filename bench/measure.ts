@@ -28,6 +28,8 @@ export interface Measurement {
   processMs: number;
   maxRssKb: number;
   messages: number;
+  /** CPU time over the measured span (pipeline cases only): steadier than wall time on a busy machine. */
+  cpuMs?: number;
 }
 
 /** Every case, the floor included, runs under the command's process settings. */
@@ -46,9 +48,9 @@ export async function measureFloor(input: string, output: string): Promise<Measu
   return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
 }
 
-export async function measureRoute(input: string, output: string, route: Route, session?: string): Promise<Measurement> {
-  const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId, ...(session === undefined ? [] : [session])]);
-  return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
+export async function measureRoute(input: string, output: string, route: Route, session?: string, redact?: 'redact' | 'redact-no-generic'): Promise<Measurement> {
+  const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId, ...(session === undefined ? [] : [session]), ...(redact === undefined ? [] : [`--redact=${redact}`])]);
+  return { ms: result.ms as number, cpuMs: result.cpuMs as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
 }
 
 export function median(values: number[]): number {

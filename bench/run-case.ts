@@ -2,9 +2,10 @@
  * One pipeline run, as the CLI does it (file in, file out), in its own process so that
  * peak RSS belongs to this run alone.
  *
- * Usage: node --import tsx bench/run-case.ts IN OUT PROVIDER MODEL_API MODEL_ID [SESSION]
- * (with SESSION, IN is an OpenClaw database and SESSION one of its sessions)
- * Prints one JSON line: {ms, maxRssKb, messagesIn, messagesOut}.
+ * Usage: node --import tsx bench/run-case.ts IN OUT PROVIDER MODEL_API MODEL_ID [SESSION] [--redact=MODE]
+ * (with SESSION, IN is an OpenClaw database and SESSION one of its sessions; MODE `redact` runs
+ * with `redact: { secrets: true }`, `redact-no-generic` without the generic detector: bench/redact.ts)
+ * Prints one JSON line: {ms, cpuMs, maxRssKb, messagesIn, messagesOut} (cpuMs: the process's CPU time over the same span, all threads).
  */
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
@@ -13,10 +14,14 @@ import { sanitizeDatabaseSession } from '../lib/session/db-sanitize.ts';
 import { OUTPUT_HIGH_WATER_MARK } from '../lib/atomic-write.ts';
 import { peakRssKb } from '../lib/peak-rss.ts';
 
-const [input, output, provider, modelApi, modelId, session] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const mode = args.find((arg) => arg.startsWith('--redact='))?.slice('--redact='.length);
+const [input, output, provider, modelApi, modelId, session] = args.filter((arg) => !arg.startsWith('--redact='));
 const started = performance.now();
+const cpuStart = process.cpuUsage();
 const out = createWriteStream(output!, { highWaterMark: 1 << 20 });
-const options = { provider, modelApi, modelId };
+const redact = mode === 'redact' ? { secrets: true } : mode === 'redact-no-generic' ? { secrets: true, generic: false } : undefined;
+const options = { provider, modelApi, modelId, ...(redact === undefined ? {} : { redact }) };
 const stats =
   session === undefined
     ? await sanitizeFile({ path: input!, output: out, options })
@@ -24,4 +29,5 @@ const stats =
 out.end();
 await finished(out);
 const ms = performance.now() - started;
-process.stdout.write(JSON.stringify({ ms, maxRssKb: peakRssKb(), messagesIn: stats.messagesIn, messagesOut: stats.messagesOut, rules: stats.rules }) + '\n');
+const cpu = process.cpuUsage(cpuStart);
+process.stdout.write(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssKb: peakRssKb(), messagesIn: stats.messagesIn, messagesOut: stats.messagesOut, rules: stats.rules }) + '\n');

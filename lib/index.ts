@@ -81,6 +81,7 @@ export { resolveTranscriptPolicy } from './policy.ts';
 export type { TranscriptPolicy, TranscriptRoute, ToolCallIdMode } from './policy.ts';
 export { resolveHygieneOptions, DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_DIMENSION_PX } from './options.ts';
 export type { HygieneOptions, ResolvedHygieneOptions } from './options.ts';
+export type { RedactOptions, RedactPatternOption, ResolvedRedactOptions } from './secrets/redact-options.ts';
 export { HygieneError, isHygieneError } from './errors.ts';
 export { RULE_NAMES } from './rule-names.ts';
 export type { RuleName } from './rule-names.ts';

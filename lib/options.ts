@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { HygieneError } from './errors.ts';
 import type { ResultIdIndex } from './result-index.ts';
 import { unknownRouteProblem } from './route-check.ts';
+import { resolveRedactOptions, type RedactOptions, type ResolvedRedactOptions } from './secrets/redact-options.ts';
 
 export const DEFAULT_IMAGE_MAX_DIMENSION_PX = 1200;
 export const DEFAULT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
@@ -49,6 +50,13 @@ export interface HygieneOptions {
    * the closest known value, as the command does, unless it is written `custom:NAME`.
    */
   unknownRoute?: 'allow' | 'error';
+  /**
+   * Redaction (off by default): `{ secrets: true }` replaces every secret secretlint's
+   * recommended rules (or the generic high-entropy `NAME=value` detector) find in the text a
+   * model or a reader sees with `[REDACTED:<rule id>]`; `patterns` adds the user's own, `allow`
+   * lists values never redacted.
+   */
+  redact?: RedactOptions;
 }
 
 export interface ResolvedHygieneOptions {
@@ -67,6 +75,8 @@ export interface ResolvedHygieneOptions {
   readonly now: () => number;
   readonly resultIndex: ResultIdIndex | undefined;
   readonly compactionTimestamp: number | null | undefined;
+  /** Undefined when nothing is redacted. */
+  readonly redact: ResolvedRedactOptions | undefined;
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -123,6 +133,7 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     now: options.now ?? Date.now,
     resultIndex: options.resultIndex,
     compactionTimestamp: options.compactionTimestamp,
+    redact: resolveRedactOptions(options.redact),
   });
 }
 

@@ -56,6 +56,7 @@ import { alignToolCallIdsRule } from '../transforms/align-tool-call-ids.ts';
 import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-call-arguments.ts';
 import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from '../transforms/repair-partless-gemini-turns.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
+import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-secrets.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -72,6 +73,8 @@ const always = (): boolean => true;
 export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropNonObjectMessagesRule, step: 'input', when: always },
   { rule: dropRoleLessMessagesRule, step: 'ours', when: always },
+  // First of the content rules: every later rule, the thinking-signature ones included, sees redacted text.
+  { rule: redactSecretsRule, step: 'ours', when: redactSecretsEnabled },
   { rule: alignToolResultIdsRule, step: 'ours', when: always },
   { rule: alignToolCallIdsRule, step: 'ours', when: always },
   { rule: replaceUnreadableUserContentRule, step: 'ours', when: always },

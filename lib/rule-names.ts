@@ -4,6 +4,7 @@
 export const RULE_NAMES = [
   'drop-non-object-messages',
   'drop-role-less-messages',
+  'redact-secrets',
   'align-tool-result-ids',
   'align-tool-call-ids',
   'replace-unreadable-user-content',

@@ -6,6 +6,7 @@ import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, rout
 import { databaseInput } from './database-input.ts';
 import { readDatabaseTranscript } from '../session/db-sanitize.ts';
 import { CHECK_HELP } from './help.ts';
+import { REDACT_OPTIONS, redactOf } from './redact-flags.ts';
 
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -14,6 +15,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     format: { type: 'string' },
     'after-hygiene': { type: 'boolean' },
     json: { type: 'boolean' },
+    ...REDACT_OPTIONS,
     session: { type: 'string' },
     'busy-timeout': { type: 'string' },
   });
@@ -24,7 +26,9 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`check takes one input file, got ${positionals.length}`);
   const format = values.format ?? 'auto';
   if (format !== 'auto' && format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
-  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false };
+  const redact = await redactOf(values);
+  if (redact !== undefined && values['after-hygiene'] !== true) throw new UsageError('--redact and --redact-pattern go with --after-hygiene (they change what sanitize writes)');
+  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false, ...(redact === undefined ? {} : { redact }) };
   resolveHygieneOptions(options);
   // An empty file is exit 8, as for sanitize and in export's report.
   const file = await checkInput(positionals[0], { rejectEmpty: true });

@@ -4,6 +4,7 @@ import { EXPORT_EXIT } from '../export/report.ts';
 import type { ExportFormat, ExportRoute } from '../export/routes.ts';
 import { ROUTE_OPTIONS, UsageError, parse, positiveIntegerFlag, routeOf, usageLine, type Io } from './args.ts';
 import { EXPORT_HELP } from './help.ts';
+import { REDACT_OPTIONS, redactOf } from './redact-flags.ts';
 
 export async function runExport(args: string[], io: Io): Promise<number> {
   // export's usage errors exit 1, not 2 as the other commands' do (its codes are in EXPORT_HELP).
@@ -22,6 +23,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
       'image-max-dimension': { type: 'string' },
       'image-max-bytes': { type: 'string' },
       queue: { type: 'string' },
+      ...REDACT_OPTIONS,
       session: { type: 'string', multiple: true },
     });
     if (values.help) {
@@ -48,6 +50,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
         return EXPORT_EXIT.usage;
       }
     }
+    const redact = await redactOf(values);
     const { runExportCommand } = await import('../export/command.ts');
     return await runExportCommand(
       {
@@ -61,6 +64,7 @@ export async function runExport(args: string[], io: Io): Promise<number> {
           thinking: values.thinking,
           imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),
           imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
+          redact,
         },
         format: format as ExportFormat,
         jobs: positiveIntegerFlag('jobs', values.jobs),

@@ -88,7 +88,18 @@ Options:
   --image-max-bytes N
                      largest replayed image, in decoded bytes (default 5242880,
                      5 MiB); larger images are re-encoded as JPEG to fit
-  --stats            print what each rule did as JSON on stderr
+  --redact secrets   replace each secret (secretlint's recommended rules, and a generic
+                     high-entropy NAME=value detector) in text, thinking, tool-call
+                     arguments, tool results and image file names with [REDACTED:<rule>];
+                     a signed thinking block it changes loses its signature
+  --redact-pattern [NAME=]/REGEX/FLAGS
+                     also redact what REGEX matches, as [REDACTED:user:NAME] (repeatable;
+                     works without --redact secrets)
+  --redact-allow V   never redact the value V (exact, or /REGEX/FLAGS; repeatable)
+  --redact-config F  JSON {"patterns": [{"name", "pattern"}...], "allow": [...],
+                     "generic": false} read as the flags above
+  --stats            print what each rule did as JSON on stderr (redactions per rule
+                     under "redact-secrets", never the secrets)
   -h, --help         this text
 
 Exit codes: 0 done; 1 bad input (names file and line; or no message in it, saying what it
@@ -140,6 +151,8 @@ Options:
   --session S        FILE is an OpenClaw database: check the session with key or id S
   --busy-timeout MS  with --session: wait this long for a locked database (default 5000)
   --json             print {route, checked, families, messages, violations} as JSON
+  --redact secrets, --redact-pattern, --redact-allow, --redact-config
+                     with --after-hygiene: check what sanitize writes with them
   -h, --help         this text
 
 Exit codes: 0 no violation; 1 violations found; 2 usage; 3 input missing (6 a directory,
@@ -176,7 +189,8 @@ Options:
   -o, --out DIR      output directory (created if missing)
   --route-file F     routes to export for, as a JSON array of {"name", "provider",
                      "modelApi", "modelId", "reasoning", "thinking", "imageMaxDimensionPx",
-                     "imageMaxBytes", "allowedToolNames"}; with the route flags too, both
+                     "imageMaxBytes", "allowedToolNames", "redact"}; with the route flags
+                     too, both
   --thinking         thinking is on for the requests (request-time steps), every route
   --format F         output: jsonl (default, one message a line) or json (one array a file)
   -j, --jobs N       worker threads (default: the number of cores)
@@ -188,6 +202,9 @@ Options:
                      more fails as out_of_memory and the export goes on
   --image-max-dimension N, --image-max-bytes N
                      as for sanitize, every route
+  --redact secrets, --redact-pattern, --redact-allow, --redact-config
+                     as for sanitize, every route; the report counts redactions per
+                     rule and lists each session's counts (never the secrets)
   -q, --quiet        no progress lines (the summary is still printed if something failed)
   --queue URL        run the outputs as jobs on the Redis broker at URL,
                      redis://HOST:PORT[/DB], where 'transcript-hygiene worker' processes

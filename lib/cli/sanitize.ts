@@ -11,6 +11,7 @@ import { describeMessageless, fileHead, isRegularFile, messagesWithRole, recordH
 import { inputWarnings } from '../input-warnings.ts';
 import { ROUTE_OPTIONS, UsageError, checkInput, parse, positiveIntegerFlag, routeOf, type Io } from './args.ts';
 import { SANITIZE_HELP } from './help.ts';
+import { REDACT_OPTIONS, redactOf } from './redact-flags.ts';
 import { sanitizeDatabaseSession } from '../session/db-sanitize.ts';
 import { databaseInput } from './database-input.ts';
 import { outputOverInput } from './same-file.ts';
@@ -25,6 +26,7 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     stats: { type: 'boolean' },
     'image-max-dimension': { type: 'string' },
     'image-max-bytes': { type: 'string' },
+    ...REDACT_OPTIONS,
     session: { type: 'string' },
     'busy-timeout': { type: 'string' },
   });
@@ -35,8 +37,10 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`sanitize takes one input file, got ${positionals.length}`);
   const format = (values.format ?? 'auto') as InputFormat;
   if (!['auto', 'jsonl', 'json'].includes(format)) throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
+  const redact = await redactOf(values);
   const options: HygieneOptions = {
     ...routeOf(values),
+    ...(redact === undefined ? {} : { redact }),
     thinking: values.thinking ?? false,
     display: values.display ?? false,
     imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),

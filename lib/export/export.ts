@@ -158,7 +158,10 @@ export async function exportSessions(options: ExportOptions): Promise<ExportRepo
     const claimed = new Map<string, string>();
     const reserved = new Set([REPORT_NAME, REPORT_HTML_NAME, MANIFEST_NAME, LOCK_NAME]);
     // Routes are keyed by name in the report's per-route figures (the only one's name too).
-    const perSession = new SessionsAggregator(routes.map((route) => route.name));
+    const perSession = new SessionsAggregator(
+      routes.map((route) => route.name),
+      routes.some((route) => route.options.redact !== undefined),
+    );
     const skippedLines = new SkippedLinesAggregator();
     for (const source of discovery.sources) {
       for (const route of routes) {

@@ -150,6 +150,35 @@ function rulesSection(report: ExportReport): string {
   );
 }
 
+/** What redaction removed: per rule, then one line per session (counts only: the JSON never holds a secret). */
+function redactionsSection(report: ExportReport): string {
+  const r = report.redactions;
+  if (r === undefined) return '';
+  const cards = [card('secrets redacted', 'redactions.secrets', r.secrets, formatCount(r.secrets), r.secrets > 0 ? 'bad' : 'ok'), card('sessions with secrets', 'redactions.sessions', r.sessions, formatCount(r.sessions))];
+  if (r.sessions === 0) return `<section id="redactions"><h2>Secrets redacted</h2><div class="cards">${cards.join('')}</div><p class="muted">No secret was found in the outputs of this run.</p></section>`;
+  const rules = Object.keys(r.byRule).sort();
+  const byRule = rules.map((rule) => `<tr data-redaction-rule="${escapeHtml(rule)}"><td class="code">[REDACTED:${escapeHtml(rule)}]</td><td class="num">${num(`redactions.byRule.${rule}`, r.byRule[rule]!, formatCount(r.byRule[rule]!))}</td></tr>`).join('');
+  const several = report.routes.length > 1;
+  const sessions = r.listed
+    .slice(0, HTML_ROW_LIMIT)
+    .map(
+      (s, i) =>
+        `<tr class="redacted-session"><td class="path">${escapeHtml(s.output)}</td>${several ? `<td>${escapeHtml(s.route ?? '')}</td>` : ''}` +
+        `<td class="num">${num(`redactions.listed.${i}.secrets`, s.secrets, formatCount(s.secrets))}</td>` +
+        `<td class="code">${Object.entries(s.byRule).map(([rule, count]) => `${escapeHtml(rule)} ${formatCount(count)}`).join(', ')}</td>` +
+        `<td class="num">${formatCount(s.messages)}</td><td class="num">${formatCount(s.unsignedThinking)}</td></tr>`,
+    )
+    .join('');
+  return (
+    `<section id="redactions"><h2>Secrets redacted</h2><div class="cards">${cards.join('')}</div><p class="muted">Rules: ${escapeHtml(r.ruleSet)}, the generic NAME=value detector and the user's patterns.</p>` +
+    `<table><thead><tr><th>placeholder</th><th class="num">secrets</th></tr></thead><tbody>${byRule}</tbody></table>` +
+    `<h3>Per session</h3><p class="muted">What each output had removed, to review: counts per rule, never the secrets.</p>` +
+    `<table class="sessions"><thead><tr><th>output</th>${several ? '<th>route</th>' : ''}<th class="num">secrets</th><th>by rule</th><th class="num">messages</th><th class="num">thinking unsigned</th></tr></thead><tbody>${sessions}</tbody></table>` +
+    more(Math.min(HTML_ROW_LIMIT, r.listed.length), r.sessions, 'sessions with secrets') +
+    '</section>'
+  );
+}
+
 function sessionTable(id: string, title: string, field: string, sessions: readonly SessionFigures[], several: boolean): string {
   if (sessions.length === 0) return `<section id="${id}"><h2>${escapeHtml(title)}</h2><p class="muted">No output was written by this run.</p></section>`;
   const rows = sessions
@@ -208,6 +237,7 @@ export function renderExportReportHtml(report: ExportReport): string {
     skippedLinesSection(report),
     routesSection(report),
     rulesSection(report),
+    redactionsSection(report),
     sizesSection(report),
     sessionTable('slowest', 'Slowest sessions', 'slowest', report.slowest, several),
     sessionTable('largest', 'Largest sessions', 'largest', report.largest, several),

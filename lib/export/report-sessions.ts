@@ -5,6 +5,8 @@
  * entries here, not 100k (the manifest is the per-output record).
  */
 import type { HygieneStats } from '../stats.ts';
+import { REDACT_RULE, REDACT_TALLIES } from '../../transforms/redact-secrets.ts';
+import { secretlintPreset } from '../secrets/secretlint.ts';
 
 /** How many sessions each top list keeps. */
 export const TOP_SESSIONS = 20;
@@ -57,6 +59,39 @@ export interface SizeBucket {
   jobMs: number;
 }
 
+/** One output of this run in which secrets were redacted: how many, by rule (never the secrets). */
+export interface RedactedSession {
+  file: string;
+  route?: string;
+  output: string;
+  /** Secrets replaced, in all. */
+  secrets: number;
+  /** Secrets replaced per rule id (the `<id>` of `[REDACTED:<id>]`). */
+  byRule: Record<string, number>;
+  /** Messages that held at least one. */
+  messages: number;
+  /** Signed thinking blocks that lost their signature (the thinking rules then applied). */
+  unsignedThinking: number;
+}
+
+/** How many redacted sessions the report lists; the totals count them all. */
+export const REDACTED_SESSIONS_LISTED = 1000;
+
+/** Present when a route redacts (`redact` option): what was redacted, per rule and per session. */
+export interface RedactionsSection {
+  /** The secretlint preset whose rules ran, `name@version`. */
+  ruleSet: string;
+  /** Secrets replaced over the outputs this run wrote. */
+  secrets: number;
+  byRule: Record<string, number>;
+  /** Outputs with at least one. */
+  sessions: number;
+  /** Those outputs, by file (at most REDACTED_SESSIONS_LISTED). */
+  listed: RedactedSession[];
+  /** Outputs with redactions beyond the list. */
+  unlisted: number;
+}
+
 export interface SessionsSection {
   byRoute: RouteSummary[];
   /** Outputs of this run that took longest, slowest first (at most TOP_SESSIONS). */
@@ -66,6 +101,7 @@ export interface SessionsSection {
   /** For each rule and counter of `rules`: how many outputs it touched and the top ones. */
   ruleSessions: Record<string, Record<string, CounterSessions>>;
   sizeBuckets: SizeBucket[];
+  redactions?: RedactionsSection;
 }
 
 /** Keeps the `limit` greatest items by `key`, greatest first; ties keep the earlier item. */
@@ -103,10 +139,44 @@ export class SessionsAggregator {
   private readonly largest = new TopList<SessionFigures>(TOP_SESSIONS, (s) => s.bytesIn);
   private readonly counters = new Map<string, Map<string, { sessions: number; top: TopList<CounterSessions['top'][number]> }>>();
   private readonly buckets = new Map<number, SizeBucket>();
+  private readonly redactions: RedactionsSection | undefined;
 
-  /** `routeNames` in report order; the key of a single unnamed route is its name too. */
-  constructor(routeNames: readonly string[]) {
+  /**
+   * `routeNames` in report order; the key of a single unnamed route is its name too. With
+   * `redacting` (a route has the `redact` option) the section has `redactions`.
+   */
+  constructor(routeNames: readonly string[], redacting = false) {
     for (const name of routeNames) this.routes.set(name, emptyRoute(name));
+    this.redactions = redacting ? { ruleSet: secretlintPreset(), secrets: 0, byRule: {}, sessions: 0, listed: [], unlisted: 0 } : undefined;
+  }
+
+  private redacted(figures: SessionFigures, counters: Record<string, number> | undefined): void {
+    const section = this.redactions;
+    if (section === undefined || counters === undefined) return;
+    const byRule: Record<string, number> = {};
+    let secrets = 0;
+    for (const [counter, count] of Object.entries(counters)) {
+      if (REDACT_TALLIES.includes(counter) || count === 0) continue;
+      byRule[counter] = count;
+      secrets += count;
+      section.byRule[counter] = (section.byRule[counter] ?? 0) + count;
+    }
+    if (secrets === 0) return;
+    section.secrets += secrets;
+    section.sessions++;
+    if (section.listed.length >= REDACTED_SESSIONS_LISTED) {
+      section.unlisted++;
+      return;
+    }
+    section.listed.push({
+      file: figures.file,
+      ...(figures.route === undefined ? {} : { route: figures.route }),
+      output: figures.output,
+      secrets,
+      byRule,
+      messages: counters.redactedMessages ?? 0,
+      unsignedThinking: counters.unsignedThinking ?? 0,
+    });
   }
 
   private route(name: string): RouteSummary {
@@ -143,6 +213,7 @@ export class SessionsAggregator {
     bucket.exported++;
     bucket.jobMs += figures.ms;
     this.buckets.set(bound, bucket);
+    this.redacted(figures, stats.rules[REDACT_RULE]);
     for (const [rule, counters] of Object.entries(stats.rules)) {
       let byCounter = this.counters.get(rule);
       if (byCounter === undefined) this.counters.set(rule, (byCounter = new Map()));
@@ -172,6 +243,9 @@ export class SessionsAggregator {
       largest: this.largest.items,
       ruleSessions,
       sizeBuckets: [...this.buckets.values()].sort((a, b) => a.belowBytes - b.belowBytes),
+      ...(this.redactions === undefined
+        ? {}
+        : { redactions: { ...this.redactions, listed: [...this.redactions.listed].sort((a, b) => (a.output < b.output ? -1 : a.output > b.output ? 1 : 0)) } }),
     };
   }
 }

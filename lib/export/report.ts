@@ -176,6 +176,11 @@ export function formatSummary(report: ExportReport, reportPath: string, limit = 
     for (const session of lost.bySession.slice(0, limit)) lines.push(`    ${skippedPlace(session)}`);
     if (lost.bySession.length > limit) lines.push(`    ... and ${lost.bySession.length - limit} more sessions`);
   }
+  const redactions = report.redactions;
+  if (redactions !== undefined) {
+    const byRule = Object.entries(redactions.byRule).sort(([a], [b]) => (a < b ? -1 : 1)).map(([rule, count]) => `${rule} ${count}`).join(', ');
+    lines.push(`export: ${plural(redactions.secrets, 'secret')} redacted in ${plural(redactions.sessions, 'session')}${byRule === '' ? '' : ` (${byRule})`}`);
+  }
   for (const warning of report.warnings) lines.push(`  warning: ${warning}`);
   if (report.earlierRuns !== undefined) lines.push(`  note: ${report.earlierRuns.note}`);
   lines.push(`export: report in ${reportPath}`);

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { packageVersion } from '../package-version.ts';
 import { HygieneError } from '../errors.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
+import type { RedactOptions } from '../secrets/redact-options.ts';
 
 /**
  * One route, as the library takes it and as a route file lists it. Only plain data: the
@@ -28,6 +29,8 @@ export interface ExportRoute {
   /** Images recompressed at once within one job (default: the threadpool shared fairly between jobs). */
   concurrency?: number;
   memoryBudgetBytes?: number;
+  /** Redaction (lib/secrets/redact-options.ts); patterns as `/source/flags` strings in a route file. */
+  redact?: RedactOptions;
 }
 
 export type ExportFormat = 'jsonl' | 'json';
@@ -52,6 +55,7 @@ const ROUTE_KEYS: ReadonlySet<string> = new Set([
   'modelSwitchedAt',
   'concurrency',
   'memoryBudgetBytes',
+  'redact',
 ]);
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -113,6 +117,7 @@ export function planRoutes(routes: readonly ExportRoute[], format: ExportFormat,
       imageMaxBytes: resolved.imageMaxBytes,
       allowedToolNames: resolved.allowedToolNames ?? null,
       modelSwitchedAt: resolved.modelSwitchedAt ?? null,
+      ...(resolved.redact === undefined ? {} : { redact: resolved.redact.key }),
       ...(run.repair === true ? { repair: true } : {}),
     };
     const hash = createHash('sha256').update(JSON.stringify(material)).digest('hex').slice(0, 32);

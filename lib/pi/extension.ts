@@ -13,6 +13,8 @@
  * In interactive and RPC mode the footer shows what the last context needed
  * ("hygiene: 2 missing results added, 1 id rewritten").
  *
+ * Secrets are redacted only when pi is started with TRANSCRIPT_HYGIENE_REDACT=secrets (./redact.ts).
+ *
  * Enable: `pi -e <path to this file>`, a file in `~/.pi/agent/extensions/`, or the package's
  * `./pi` entry (README, "Use it in pi").
  */
@@ -20,6 +22,7 @@ import { isHygieneError } from '../errors.ts';
 import { sanitizeInMemory, type InMemoryResult } from '../in-memory.ts';
 import { describeRoute, routeOf, type PiRoute } from './route.ts';
 import { statusText, summarizeRepairs } from './status.ts';
+import { redactionFromEnv } from './redact.ts';
 import type { PiContextEvent, PiContextEventResult, PiExtensionAPI, PiExtensionContext } from './types.ts';
 
 export type { PiExtensionAPI, PiExtensionContext, PiContextEvent, PiContextEventResult, PiModel, PiThinkingLevel, PiUI } from './types.ts';
@@ -51,6 +54,16 @@ class FailureReporter {
   }
 }
 
+/** One line to the user: a notification, or stderr where pi has no UI. */
+function tell(ctx: PiExtensionContext, line: string): void {
+  try {
+    if (ctx.hasUI) ctx.ui.notify(line, 'warning');
+    else process.stderr.write(`${line}\n`);
+  } catch {
+    // Telling must not be what breaks the call.
+  }
+}
+
 function showStatus(ctx: PiExtensionContext, result: InMemoryResult, last: { text: string | undefined }): void {
   if (!ctx.hasUI) return;
   const text = statusText(summarizeRepairs(result.stats));
@@ -67,6 +80,8 @@ function showStatus(ctx: PiExtensionContext, result: InMemoryResult, last: { tex
 export default function transcriptHygiene(pi: PiExtensionAPI): void {
   const failures = new FailureReporter();
   const lastStatus: { text: string | undefined } = { text: undefined };
+  const redaction = redactionFromEnv(process.env);
+  let redactionProblem = redaction.problem;
 
   pi.on('context', async (event: PiContextEvent, ctx: PiExtensionContext): Promise<PiContextEventResult | undefined> => {
     const model = ctx.model;
@@ -74,7 +89,11 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
     let route: PiRoute | undefined;
     try {
       route = routeOf(model, typeof pi.getThinkingLevel === 'function' ? pi.getThinkingLevel() : undefined);
-      const result = await sanitizeInMemory(event.messages, route);
+      if (redactionProblem !== undefined) {
+        tell(ctx, `transcript-hygiene: ${redactionProblem}`);
+        redactionProblem = undefined;
+      }
+      const result = await sanitizeInMemory(event.messages, redaction.redact === undefined ? route : { ...route, redact: redaction.redact });
       showStatus(ctx, result, lastStatus);
       return result.changed ? { messages: result.messages as unknown[] } : undefined;
     } catch (error) {
