@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { SpillQueue, SpillStore, approximateSize, messageCodec } from '../../lib/frames.ts';
 import type { Message } from '../../lib/types.ts';
 
-const message = (i: number): Message => ({ role: 'user', content: `message ${i} ${'x'.repeat(i % 50)}` });
+// Some lines carry multi-byte characters: the spill file counts lines in bytes, not characters.
+const message = (i: number): Message => ({ role: 'user', content: `message ${i} ${(i % 3 === 0 ? 'é€😀' : 'x').repeat(i % 50)}` });
 
 describe('SpillQueue', () => {
   for (const budget of [64, 1024, 1 << 30]) {
@@ -40,6 +41,18 @@ describe('SpillQueue', () => {
       for (let i = 0; i < 50; i++) assert.deepEqual(queue.shift(), message(i));
     }
     assert.ok(queue.spilledEntries > 500);
+    queue.dispose();
+  });
+
+  test('lines shorter and longer than one read come back whole and in order', () => {
+    // Around the spill file's 1 MiB read: many short lines, lines that straddle it, and lines past it.
+    const sizes = [10, 700_000, 400_000, 1 << 20, (1 << 20) + 1, 3, 2_500_000, 5, 5, 900_000];
+    const messages = sizes.map((size, i): Message => ({ role: 'user', content: `${i}:${(i % 2 === 0 ? 'ü' : 'a').repeat(size)}` }));
+    const queue = new SpillQueue<Message>(messageCodec, { budgetBytes: 1024 });
+    for (const entry of messages) queue.push(entry);
+    assert.ok(queue.spilledEntries >= messages.length - 1, `spilled ${queue.spilledEntries}`);
+    for (const entry of messages) assert.deepEqual(queue.shift(), entry);
+    assert.equal(queue.length, 0);
     queue.dispose();
   });
 
