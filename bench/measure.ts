@@ -48,8 +48,17 @@ export async function measureFloor(input: string, output: string): Promise<Measu
   return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
 }
 
-export async function measureRoute(input: string, output: string, route: Route, session?: string, redact?: 'redact' | 'redact-no-generic'): Promise<Measurement> {
-  const result = await child('run-case.ts', [input, output, route.provider, route.modelApi, route.modelId, ...(session === undefined ? [] : [session]), ...(redact === undefined ? [] : [`--redact=${redact}`])]);
+export async function measureRoute(input: string, output: string, route: Route, session?: string, redact?: 'redact' | 'redact-no-generic', memoryBudgetBytes?: number): Promise<Measurement> {
+  const result = await child('run-case.ts', [
+    input,
+    output,
+    route.provider,
+    route.modelApi,
+    route.modelId,
+    ...(session === undefined ? [] : [session]),
+    ...(redact === undefined ? [] : [`--redact=${redact}`]),
+    ...(memoryBudgetBytes === undefined ? [] : [`--memory-budget=${memoryBudgetBytes}`]),
+  ]);
   return { ms: result.ms as number, cpuMs: result.cpuMs as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messagesIn as number };
 }
 

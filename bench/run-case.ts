@@ -2,9 +2,10 @@
  * One pipeline run, as the CLI does it (file in, file out), in its own process so that
  * peak RSS belongs to this run alone.
  *
- * Usage: node --import tsx bench/run-case.ts IN OUT PROVIDER MODEL_API MODEL_ID [SESSION] [--redact=MODE]
+ * Usage: node --import tsx bench/run-case.ts IN OUT PROVIDER MODEL_API MODEL_ID [SESSION] [--redact=MODE] [--memory-budget=BYTES]
  * (with SESSION, IN is an OpenClaw database and SESSION one of its sessions; MODE `redact` runs
- * with `redact: { secrets: true }`, `redact-no-generic` without the generic detector: bench/redact.ts)
+ * with `redact: { secrets: true }`, `redact-no-generic` without the generic detector: bench/redact.ts;
+ * BYTES sets memoryBudgetBytes, so that bench/long-line.ts can put every line size past it)
  * Prints one JSON line: {ms, cpuMs, maxRssKb, messagesIn, messagesOut} (cpuMs: the process's CPU time over the same span, all threads).
  */
 import { createWriteStream } from 'node:fs';
@@ -15,13 +16,15 @@ import { OUTPUT_HIGH_WATER_MARK } from '../lib/atomic-write.ts';
 import { peakRssKb } from '../lib/peak-rss.ts';
 
 const args = process.argv.slice(2);
-const mode = args.find((arg) => arg.startsWith('--redact='))?.slice('--redact='.length);
-const [input, output, provider, modelApi, modelId, session] = args.filter((arg) => !arg.startsWith('--redact='));
+const flag = (name: string): string | undefined => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const mode = flag('redact');
+const budget = flag('memory-budget');
+const [input, output, provider, modelApi, modelId, session] = args.filter((arg) => !arg.startsWith('--'));
 const started = performance.now();
 const cpuStart = process.cpuUsage();
 const out = createWriteStream(output!, { highWaterMark: 1 << 20 });
 const redact = mode === 'redact' ? { secrets: true } : mode === 'redact-no-generic' ? { secrets: true, generic: false } : undefined;
-const options = { provider, modelApi, modelId, ...(redact === undefined ? {} : { redact }) };
+const options = { provider, modelApi, modelId, ...(redact === undefined ? {} : { redact }), ...(budget === undefined ? {} : { memoryBudgetBytes: Number(budget) }) };
 const stats =
   session === undefined
     ? await sanitizeFile({ path: input!, output: out, options })
