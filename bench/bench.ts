@@ -37,7 +37,7 @@
  * which it can be, because messages no rule touched are copied through as their original
  * bytes.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -77,6 +77,8 @@ const sessionRuns = new Map<string, Measurement>();
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
 const IMAGE_PEAK_LIMIT_MB = 400;
+// --dir names where to work; it is made when missing rather than failing on the first file.
+if (values.dir !== undefined) await mkdir(values.dir, { recursive: true });
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
 const rows: Row[] = [];
 

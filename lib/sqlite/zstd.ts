@@ -65,8 +65,13 @@ export function decodeZstd(frame: Uint8Array, declared: unknown, options: Decode
   try {
     if (engine === 'zlib' && builtin !== undefined) {
       out = builtin(frame, { maxOutputLength: declared });
+    } else if (content !== undefined) {
+      // The header's size was checked against the declared one above, and fzstd allocates exactly
+      // that. (Handing it an output buffer costs more than the decoding: fzstd compares that buffer
+      // with a number, which turns every byte of it into text, once per frame.)
+      out = fzstdDecompress(frame);
     } else {
-      // fzstd writes into the buffer it is given; more output than fits throws.
+      // No size in the header: decode into a buffer of the declared size; more output throws.
       const target = new Uint8Array(declared);
       out = fzstdDecompress(frame, target);
       /* c8 ignore next -- fzstd returns the given buffer whenever it decoded into it */
