@@ -1,10 +1,11 @@
 /**
  * One session of an OpenClaw database, read as a session file is (read.ts): its rows, in `seq`
  * order, are the file's lines. The index pass streams every row once (a compressed row decoded
- * on its own, its declared size checked first) and keeps a few numbers per entry; the read pass
- * fetches only the emitted entries' rows by `seq`. Both passes run inside one read transaction,
- * so they see one snapshot of the session however OpenClaw appends meanwhile; `release()` (or the
- * end of the read pass) ends it.
+ * on its own, its declared size checked first), keeps a few numbers per entry, and appends the
+ * row's bytes to a spool file (db-spool.ts); the read pass reads the emitted entries back from
+ * the spool as it reads a session file, so no row is queried or decoded twice. Both passes run
+ * inside one read transaction, so they see one snapshot of the session however OpenClaw appends
+ * meanwhile; `release()` (or the end of the read pass) ends it and closes the spool.
  *
  * Rows are strict where lines are lenient: a row that is not JSON, or whose zstd does not decode
  * to its declared size, fails the session with its seq (OpenClaw's own reader fails on it too),
@@ -15,13 +16,22 @@ import { HygieneError } from '../errors.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
 import type { SqliteRow, SqliteStatement } from '../sqlite/driver.ts';
-import { decodeZstd, ZstdSizeError } from '../sqlite/zstd.ts';
+import { decodeZstd, decodeZstdBatch, ZstdSizeError } from '../sqlite/zstd.ts';
 import { buildRecordIndex, type IndexedRecord } from './index-pass.ts';
 import { overBatches, readIndexedSession, type SessionMessages } from './read.ts';
 import type { EntrySource } from './entry-source.ts';
 import { databaseError, DEFAULT_BUSY_TIMEOUT_MS, type OpenClawDatabase } from './openclaw-db.ts';
 import { activePath } from './active-path.ts';
+import { RowSpool } from './db-spool.ts';
+import { LineWindow } from './read.ts';
 import { T_MESSAGE } from './entry-types.ts';
+import { EMITTED_ENTRY } from './entry-source.ts';
+
+/** How much of the spool the read pass reads at a time. */
+const SPOOL_WINDOW_BYTES = 1 << 20;
+/** Compressed rows decoded in one call: up to this many rows, or this many declared bytes. */
+const DECODE_BATCH_ROWS = 64;
+const DECODE_BATCH_BYTES = 1 << 20;
 
 export interface DatabaseSession extends SessionMessages {
   readonly sessionId: string;
@@ -44,7 +54,6 @@ export interface ReadDatabaseSessionOptions extends HygieneOptions {
 
 interface RowStatements {
   rows: SqliteStatement;
-  one: SqliteStatement;
   last: SqliteStatement;
 }
 
@@ -54,7 +63,6 @@ function statementsFor(db: OpenClawDatabase): RowStatements {
   const columns = `seq, ${json} AS json, CASE WHEN event_json IS NULL THEN 1 ELSE json_valid(event_json) END AS valid, event_zstd AS zstd, event_utf8_bytes AS declared`;
   return {
     rows: db.connection.prepare(`SELECT ${columns} FROM transcript_events WHERE session_id = ? AND seq <= ? ORDER BY seq`),
-    one: db.connection.prepare(`SELECT ${columns} FROM transcript_events WHERE session_id = ? AND seq = ?`),
     last: db.connection.prepare('SELECT max(seq) AS last, count(*) AS events FROM transcript_events WHERE session_id = ? AND seq <= ?'),
   };
 }
@@ -91,7 +99,10 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
   }
 
   let open = false;
+  let spool: RowSpool | undefined;
   const release = (): void => {
+    spool?.close();
+    spool = undefined;
     if (!open) return;
     open = false;
     try {
@@ -112,11 +123,6 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
 
   let lastSeq = -1;
   let events = 0;
-  const text = (seq: number): string => {
-    const row = guard(() => statements.one.get(sessionId, seq));
-    if (row === undefined) throw new HygieneError('db_bad_row', `${where(seq)}: the row went missing inside the read transaction`, { source: db.source, line: seq });
-    return guard(() => rowBytes(row)).toString('utf8');
-  };
 
   const begin = (): ReturnType<typeof buildRecordIndex> => {
     db.connection.exec('BEGIN');
@@ -126,18 +132,47 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
     lastSeq = last.last === null ? -1 : Number(last.last);
     events = Number(last.events);
     if (events === 0) throw new HygieneError('input_empty', `${label}: the session has no transcript rows`, { source: db.source });
+    const rows = (spool = new RowSpool());
     function* records(): Iterable<IndexedRecord> {
+      // Called again when the pass starts over: the spool starts over with it.
+      rows.reset();
+      let batch: SqliteRow[] = [];
+      let batchBytes = 0;
       for (const row of statements.rows.iterate(sessionId, maxSeq)) {
+        batch.push(row);
+        batchBytes += typeof row.declared === 'number' ? row.declared : 0;
+        if (batch.length >= DECODE_BATCH_ROWS || batchBytes >= DECODE_BATCH_BYTES) {
+          yield* decodedRecords(batch);
+          batch = [];
+          batchBytes = 0;
+        }
+      }
+      yield* decodedRecords(batch);
+      rows.flush();
+    }
+    /** A batch of rows with their compressed ones decoded in one call (rowBytes, row by row, when that fails). */
+    function* decodedRecords(batch: SqliteRow[]): Iterable<IndexedRecord> {
+      const compressed = batch.filter((row) => (row.json === null || row.json === undefined) && row.zstd !== null && row.zstd !== undefined);
+      const decoded = decodeZstdBatch(
+        compressed.map((row) => row.zstd as Uint8Array),
+        compressed.map((row) => row.declared),
+      );
+      let next = 0;
+      for (const row of batch) {
         const seq = Number(row.seq);
-        yield { bytes: rowBytes(row), offset: seq, line: seq };
+        const bytes = decoded !== undefined && row === compressed[next] ? decoded[next++]! : rowBytes(row);
+        yield { bytes, offset: rows.append(bytes, seq), line: seq };
       }
     }
     return buildRecordIndex({
       path: db.path,
       source: label,
       records,
-      reader: { text: (seq) => text(seq), badRecord: (seq, reason) => { throw badRow(seq, `not valid JSON (${reason})`); } },
-      size: lastSeq + 1,
+      reader: { text: (offset, length) => rows.text(offset, length), badRecord: (seq, reason) => { throw badRow(seq, `not valid JSON (${reason})`); } },
+      // Read once the records are in: the spool's size picks the width of the read plan's offsets.
+      get size() {
+        return rows.size + 1;
+      },
       fullParse: options.fullParse,
     });
   };
@@ -147,22 +182,19 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
     const path = activePath(index);
     let activeMessages = 0;
     for (const entry of path) if (index.type.get(entry) === T_MESSAGE) activeMessages++;
-    let bytesRead = 0;
+    const rows = spool!;
     const entries: EntrySource = {
-      async open() {
+      async open(phase) {
+        const window = new LineWindow(rows.fd, phase === EMITTED_ENTRY ? SPOOL_WINDOW_BYTES : 64 * 1024);
         return {
-          text: (seq) => {
-            const out = text(seq);
-            bytesRead += out.length;
-            return out;
-          },
-          // SQLite hands over its TEXT as strings: what was not UTF-8 in a row is not seen here.
-          replacements: () => 0,
-          lineAt: (seq) => seq,
-          linesAt: (seqs) => [...seqs],
+          text: (offset, length) => (window.covers(offset, length) ? window.text(offset, length) : window.read(offset, length)),
+          replacements: (text, offset, length) => window.replacements(text, offset, length),
+          lineAt: (offset) => rows.seqAt(offset),
+          linesAt: (offsets) => offsets.map((offset) => rows.seqAt(offset)),
           get bytesRead() {
-            return bytesRead;
+            return window.bytesRead;
           },
+          // The spool outlives each phase's reader: release() closes it.
           close: () => undefined,
         };
       },

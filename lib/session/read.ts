@@ -103,14 +103,14 @@ export interface SessionMessages extends AsyncIterable<Message> {
 const BATCH_BYTES = 64 * 1024;
 
 /** Reads lines by offset through a window that moves forward; a line outside it reloads the window there. */
-class LineWindow {
+export class LineWindow {
   private buffer: Buffer;
   private start = 0;
   private end = 0;
   bytesRead = 0;
 
   constructor(
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     private readonly size: number,
   ) {
     this.buffer = Buffer.allocUnsafe(size);
@@ -127,7 +127,7 @@ class LineWindow {
     while (filled < this.buffer.length) {
       // Synchronous, as in line-reader.ts: the copy from the page cache costs less than the
       // thread-pool round trip the main thread would wait for.
-      const bytesRead = readSync(this.handle.fd, this.buffer, filled, this.buffer.length - filled, offset + filled);
+      const bytesRead = readSync(this.fd, this.buffer, filled, this.buffer.length - filled, offset + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -221,7 +221,7 @@ export function fileEntries(path: string, source: string, identity: { dev: numbe
         await handle.close();
         throw error;
       }
-      const window = new LineWindow(handle, phase === EMITTED_ENTRY ? chunkSize : Math.min(chunkSize, 64 * 1024));
+      const window = new LineWindow(handle.fd, phase === EMITTED_ENTRY ? chunkSize : Math.min(chunkSize, 64 * 1024));
       return {
         text: (offset, length) => (window.covers(offset, length) ? window.text(offset, length) : window.read(offset, length)),
         replacements: (text, offset, length) => window.replacements(text, offset, length),

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openSqlite } from '../../lib/sqlite/driver.ts';
-import { decodeZstd, frameContentSize, MAX_ZSTD_EVENT_BYTES, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
+import { decodeZstd, decodeZstdBatch, frameContentSize, MAX_ZSTD_EVENT_BYTES, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
 import { SESSIONS, databaseOf } from '../session/helpers/openclaw-db.ts';
 
 interface Row {
@@ -82,6 +82,23 @@ describe(`decodeZstd (this Node: ${zstdEngine()})`, () => {
       assert.throws(() => decodeZstd(row.zstd.subarray(0, row.zstd.length >> 1), row.declared, { engine }), ZstdSizeError);
     });
   }
+
+  test('a batch decodes each frame to what it decodes to alone; where it cannot, it says so and the rows go one by one', () => {
+    const frames = rows.map((row) => row.zstd);
+    const declared = rows.map((row) => row.declared);
+    const batch = decodeZstdBatch(frames, declared);
+    if (zstdEngine() === 'fzstd') {
+      // No built-in decoder: nothing to gain from a batch.
+      assert.equal(batch, undefined);
+      return;
+    }
+    assert.ok(batch !== undefined);
+    assert.deepEqual(batch, rows.map((row) => decodeZstd(row.zstd, row.declared)));
+    // One declared size off by one, or one frame cut short: the batch is refused as a whole.
+    assert.equal(decodeZstdBatch(frames, declared.map((size, i) => (i === 3 ? size + 1 : size))), undefined);
+    assert.equal(decodeZstdBatch(frames.map((frame, i) => (i === 3 ? frame.subarray(0, frame.length >> 1) : frame)), declared), undefined);
+    assert.equal(decodeZstdBatch(frames, declared.map((size, i) => (i === 3 ? '10' : size))), undefined);
+  });
 
   test('declared sizes outside 1 byte to 4 MiB, and bytes that are not zstd, are refused', () => {
     const row = rows[0]!;
