@@ -29,8 +29,10 @@ export interface Transcript {
   readonly messages: Message[];
   /** The caller's options with the session's facts (compaction time, model switch) added. */
   readonly options: HygieneOptions;
-  /** The line of the input a message came from (a session file's own line), when known. */
+  /** The line of the input a message came from (a session file's own line, a database row's seq), when known. */
   lineOf(message: Message): number | undefined;
+  /** What lineOf's number is: a line of the input (default), or a row's seq in a database session. */
+  readonly lineKind?: 'line' | 'seq';
   /** The session reader's figures, torn lines among them; undefined for bare messages. */
   readonly session: SessionReadStats | undefined;
   /** Byte sequences that were not UTF-8 (read as U+FFFD), when any (JSONL and session files). */

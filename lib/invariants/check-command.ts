@@ -54,8 +54,9 @@ export async function hygieneOutput(messages: readonly Message[], options: Hygie
   return out;
 }
 
-function describe(violation: RoleOrRuleViolation & { line?: number }): string {
-  const where = `message ${violation.index}${violation.line === undefined ? '' : ` (line ${violation.line})`}`;
+function describe(violation: RoleOrRuleViolation & { line?: number; seq?: number }): string {
+  const at = violation.line !== undefined ? ` (line ${violation.line})` : violation.seq !== undefined ? ` (seq ${violation.seq})` : '';
+  const where = `message ${violation.index}${at}`;
   const detail = [violation.id === undefined ? undefined : `id ${JSON.stringify(violation.id)}`, violation.block === undefined ? undefined : `block ${violation.block}`].filter(Boolean);
   return `${where}: ${violation.rule}${detail.length > 0 ? ` [${detail.join(', ')}]` : ''}: ${violation.message}`;
 }
@@ -79,7 +80,8 @@ export async function runCheckCommand(params: CheckCommandParams): Promise<numbe
   const violations = [...checkTranscript(checked, route), ...foreignRoleViolations(checked)].sort((a, b) => a.index - b.index).map((violation) => {
     const message = checked[violation.index];
     const line = params.afterHygiene || message === undefined || message === null || typeof message !== 'object' ? undefined : transcript.lineOf(message);
-    return line === undefined ? violation : { ...violation, line };
+    if (line === undefined) return violation;
+    return transcript.lineKind === 'seq' ? { ...violation, seq: line } : { ...violation, line };
   });
 
   const what = params.afterHygiene ? 'after hygiene' : 'as given';

@@ -50,6 +50,8 @@ export interface ReadDatabaseSessionOptions extends HygieneOptions {
   busyTimeoutMs?: number;
   /** Read only the rows up to this seq. */
   maxSeq?: number;
+  /** Record each message's seq as its line (sessionFileLineOf gives it back). */
+  recordFileLines?: boolean;
 }
 
 interface RowStatements {

@@ -12,6 +12,7 @@ import { readDatabaseSession, type DatabaseSession } from './db-read.ts';
 import { resolveDatabaseSession } from './db-sessions.ts';
 import { openOpenClawDatabase, type OpenClawDatabase } from './openclaw-db.ts';
 import { sanitizeSessionMessages, type SessionHygieneStats } from './sanitize.ts';
+import { sessionFileLineOf } from './read.ts';
 
 export interface DatabaseSessionParams {
   /** The database file. */
@@ -24,6 +25,8 @@ export interface DatabaseSessionParams {
   busyTimeoutMs?: number;
   /** Read the session only up to this seq (an export job names the seq it was listed with). */
   maxSeq?: number;
+  /** Record each message's seq where a session file's reader records its line (for `check`). */
+  recordFileLines?: boolean;
 }
 
 export interface DatabaseHygieneStats extends SessionHygieneStats {
@@ -35,7 +38,7 @@ export async function withDatabaseSession<T>(params: DatabaseSessionParams, use:
   const db = await openOpenClawDatabase(params.path, { source: params.source, busyTimeoutMs: params.busyTimeoutMs });
   try {
     const { sessionId, key } = resolveDatabaseSession(db, params.session);
-    const session = await readDatabaseSession(db, sessionId, { ...params.options, busyTimeoutMs: params.busyTimeoutMs, maxSeq: params.maxSeq });
+    const session = await readDatabaseSession(db, sessionId, { ...params.options, busyTimeoutMs: params.busyTimeoutMs, maxSeq: params.maxSeq, recordFileLines: params.recordFileLines });
     try {
       if (session.stats.messages === 0) {
         throw new HygieneError('input_empty', `${db.source}: session ${sessionId}: no message on its active path`, { source: db.source });
@@ -66,10 +69,10 @@ export async function readDatabaseSessionMessages(params: DatabaseSessionParams)
 
 /** The session as `check` reads a transcript: its messages and the options with the session's facts. */
 export async function readDatabaseTranscript(params: DatabaseSessionParams): Promise<Transcript> {
-  return withDatabaseSession(params, async (session) => {
+  return withDatabaseSession({ ...params, recordFileLines: true }, async (session) => {
     const messages = await session.toArray();
     const { resultIndex: _unused, ...withFacts } = session.hygieneOptions(params.options);
-    // A row's seq is not a line: violations name the message's index only.
-    return { messages, options: withFacts, lineOf: () => undefined, session: session.stats, invalidUtf8: session.stats.invalidUtf8 };
+    // The reader records each message's row as its "line": violations name that row's seq.
+    return { messages, options: withFacts, lineOf: sessionFileLineOf, lineKind: 'seq', session: session.stats, invalidUtf8: session.stats.invalidUtf8 };
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `check` reads a session file as `sanitize` does: the active branch only (an abandoned branch
  * is never sent), compaction projected, and torn lines skipped with the same warning, not failed.
- * Violations name the session file's own line.
+ * Violations name the session file's own line, or a database session's row by its seq.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT } from '../../lib/exit-codes.ts';
+import { EXIT_VIOLATIONS } from '../../lib/invariants/check-command.ts';
 import { runCli } from '../helpers/run-cli.ts';
+import { SESSIONS, copyDatabase } from '../session/helpers/openclaw-db.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const branches = path.join(root, 'fixtures/sessions/read/branches.jsonl');
@@ -108,4 +110,21 @@ test('check --help says how a session file is read', async () => {
   const result = await runCli(['check', '--help']);
   assert.match(result.stdout, /active branch/);
   assert.match(result.stdout, /not JSON are skipped/);
+});
+
+test("check on a database session names each violation's row by seq", async () => {
+  const database = await copyDatabase(path.join(dir, 'db'));
+  const openai = ['--provider', 'openai', '--model-api', 'openai-responses', '--model-id', 'gpt-5'];
+  const text = await runCli(['check', database, '--session', SESSIONS.tools, ...openai]);
+  assert.equal(text.code, EXIT_VIOLATIONS, text.stderr);
+  // The session's rows: 0 header, 1 model change, 2 thinking level, 3 the user's message, 4 the first call.
+  assert.match(text.stdout, /^ {2}message 1 \(seq 4\): openai-responses\/id-shape \[id "toolu_01", block 2\]/m);
+  const json = JSON.parse((await runCli(['check', database, '--session', SESSIONS.tools, ...openai, '--json'])).stdout) as { violations: Array<{ index: number; seq?: number; line?: number }> };
+  assert.deepEqual(
+    json.violations.slice(0, 2).map(({ index, seq, line }) => ({ index, seq, line })),
+    [
+      { index: 1, seq: 4, line: undefined },
+      { index: 2, seq: 5, line: undefined },
+    ],
+  );
 });
