@@ -3,9 +3,11 @@
  * order, are the file's lines. The index pass streams every row once (a compressed row decoded
  * on its own, its declared size checked first), keeps a few numbers per entry, and appends the
  * row's bytes to a spool file (db-spool.ts); the read pass reads the emitted entries back from
- * the spool as it reads a session file, so no row is queried or decoded twice. Both passes run
- * inside one read transaction, so they see one snapshot of the session however OpenClaw appends
- * meanwhile; `release()` (or the end of the read pass) ends it and closes the spool.
+ * the spool as it reads a session file, so no row is queried or decoded twice. The index pass
+ * runs inside one read transaction, so it sees one snapshot of the session however OpenClaw
+ * appends meanwhile, and ends it as soon as every row is spooled: the read pass and the rules
+ * then run on that snapshot without holding back OpenClaw's WAL checkpoints. `release()` (or the
+ * end of the read pass) closes the spool.
  *
  * Rows are strict where lines are lenient: a row that is not JSON, or whose zstd does not decode
  * to its declared size, fails the session with its seq (OpenClaw's own reader fails on it too),
@@ -40,7 +42,7 @@ export interface DatabaseSession extends SessionMessages {
   readonly events: number;
   /** `message` entries on the active path (what OpenClaw's active-events index counts). */
   readonly activeMessages: number;
-  /** Ends the read transaction (idempotent); the read pass does it when it ends. */
+  /** Closes the spool of the session's rows (idempotent); the read pass does it when it ends. */
   release(): void;
 }
 
@@ -102,9 +104,8 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
 
   let open = false;
   let spool: RowSpool | undefined;
-  const release = (): void => {
-    spool?.close();
-    spool = undefined;
+  /** Ends the read transaction (idempotent), and checks an immutable database did not change. */
+  const endTransaction = (): void => {
     if (!open) return;
     open = false;
     try {
@@ -113,6 +114,11 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
       throw databaseError(error, label, busyTimeoutMs);
     }
     db.assertUnchanged(label);
+  };
+  const release = (): void => {
+    spool?.close();
+    spool = undefined;
+    endTransaction();
   };
   const guard = <T>(read: () => T): T => {
     try {
@@ -181,6 +187,8 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
 
   try {
     const index = guard(begin);
+    // Every row is in the spool: the snapshot has given all it will be asked for.
+    endTransaction();
     const path = activePath(index);
     let activeMessages = 0;
     for (const entry of path) if (index.type.get(entry) === T_MESSAGE) activeMessages++;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openOpenClawDatabase } from '../../lib/session/openclaw-db.ts';
 import { readDatabaseSession } from '../../lib/session/db-read.ts';
+import { readDatabaseSessionMessages } from '../../lib/session/db-sanitize.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { plain, tempDir } from './helpers/files.ts';
 import { REFERENCE_DIR, SESSIONS, copyDatabase, openWritable } from './helpers/openclaw-db.ts';
@@ -138,12 +139,28 @@ describe('a live database', () => {
     const file = await copyDatabase(path.join(dir, 'late'));
     const db = await openOpenClawDatabase(file);
     assert.equal(db.immutable, true, 'no -wal or -shm: nothing had it open');
+    const writer = new Appender(file);
+    try {
+      await writer.next();
+      await writer.send('append 1');
+      await assert.rejects(readDatabaseSession(db, SESSIONS.tools), { code: 'db_busy', message: /session a1b2c3d4-0001-4000-8000-000000000001: the database changed while it was read/ });
+    } finally {
+      db.close();
+      await writer.close();
+    }
+  });
+
+  test('once the rows are read, a writer changes nothing: the read pass reads the spooled snapshot', async () => {
+    const file = await copyDatabase(path.join(dir, 'after-index'));
+    const expected = await readDatabaseSessionMessages({ path: file, session: SESSIONS.tools, options: {} });
+    const db = await openOpenClawDatabase(file);
+    assert.equal(db.immutable, true);
     const session = await readDatabaseSession(db, SESSIONS.tools);
     const writer = new Appender(file);
     try {
       await writer.next();
       await writer.send('append 1');
-      await assert.rejects(session.toArray(), { code: 'db_busy', message: /session a1b2c3d4-0001-4000-8000-000000000001: the database changed while it was read/ });
+      assert.deepEqual(await session.toArray(), expected);
     } finally {
       db.close();
       await writer.close();
