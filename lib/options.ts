@@ -57,6 +57,17 @@ export interface HygieneOptions {
    * lists values never redacted.
    */
   redact?: RedactOptions;
+  /**
+   * `false` when the request defines no tools (compaction and summarization calls): every tool
+   * call and result is turned into text (`[called read {...}]`, `[result of read: ...]`), since
+   * Anthropic and Bedrock reject tool blocks in a request without tools. Default true.
+   */
+  tools?: boolean;
+  /**
+   * Off by default. A tool result whose text is longer than this many UTF-8 bytes keeps its head
+   * and tail, with a marker between them naming the bytes removed.
+   */
+  maxToolResultBytes?: number;
 }
 
 export interface ResolvedHygieneOptions {
@@ -77,6 +88,9 @@ export interface ResolvedHygieneOptions {
   readonly compactionTimestamp: number | null | undefined;
   /** Undefined when nothing is redacted. */
   readonly redact: ResolvedRedactOptions | undefined;
+  readonly tools: boolean;
+  /** Undefined when results are not cut. */
+  readonly maxToolResultBytes: number | undefined;
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -134,6 +148,8 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     resultIndex: options.resultIndex,
     compactionTimestamp: options.compactionTimestamp,
     redact: resolveRedactOptions(options.redact),
+    tools: options.tools === undefined ? true : optionalBoolean('tools', options.tools),
+    maxToolResultBytes: options.maxToolResultBytes === undefined ? undefined : positiveInteger('maxToolResultBytes', options.maxToolResultBytes, 1),
   });
 }
 

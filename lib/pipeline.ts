@@ -57,6 +57,7 @@ import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-cal
 import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from '../transforms/repair-partless-gemini-turns.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-secrets.ts';
+import { renderToolsAsTextEnabled, renderToolsAsTextRule } from '../transforms/render-tools-as-text.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -66,6 +67,8 @@ export interface StageEntry {
   readonly when: (policy: TranscriptPolicy, options: ResolvedHygieneOptions) => boolean;
   /** Shapes the outgoing request, not the replay copy: sanitizeSessionHistory leaves it out. */
   readonly requestTime?: boolean;
+  /** The option that turns the rule on, when one does (shown in the README table: `ours (with --no-tools)`). */
+  readonly option?: string;
 }
 
 const always = (): boolean => true;
@@ -120,6 +123,8 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: enforceToolNamePatternRule, step: 'ours', when: always },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
+  // After pairing has placed every result; before the Bedrock bridge, which then sees user turns.
+  { rule: renderToolsAsTextRule, step: 'ours', option: '--no-tools', when: renderToolsAsTextEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
   { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },

@@ -41,6 +41,7 @@ export const RULE_NAMES = [
   'enforce-tool-use-id-pattern',
   'enforce-tool-name-pattern',
   'drop-orphaned-tool-results',
+  'render-tools-as-text',
   'bridge-bedrock-user-turns',
   'repair-partless-gemini-turns',
   'strip-trailing-prefill',

@@ -6,6 +6,9 @@ import { STAGES } from './pipeline.ts';
 import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { resolveTranscriptPolicy } from './policy.ts';
 
+/** The options that turn on the option-gated rows (StageEntry.option), for the table's cells. */
+const OPTION_ROWS: HygieneOptions = { tools: false };
+
 /** One representative route per column. */
 export const TABLE_ROUTES: ReadonlyArray<{ label: string; route: HygieneOptions }> = [
   { label: 'Anthropic', route: { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' } },
@@ -28,14 +31,14 @@ export function renderRulesTable(): string {
   const columns = TABLE_ROUTES.map(({ route }) => {
     const options = resolveHygieneOptions(route);
     // Request-time steps are shown as they run when thinking is on for the request.
-    return { options, thinkingOptions: resolveHygieneOptions({ ...route, thinking: true, display: true }), policy: resolveTranscriptPolicy(options) };
+    return { options, thinkingOptions: resolveHygieneOptions({ ...route, ...OPTION_ROWS, thinking: true, display: true }), policy: resolveTranscriptPolicy(options) };
   });
   const header = `| rule | step | ${TABLE_ROUTES.map((c) => c.label).join(' | ')} |`;
   const divider = `|---|---|${TABLE_ROUTES.map(() => ':-:').join('|')}|`;
   const rows = STAGES.map((entry) => {
-    const optional = entry.requestTime === true || entry.step === 'display';
+    const optional = entry.requestTime === true || entry.step === 'display' || entry.option !== undefined;
     const cells = columns.map(({ policy, options, thinkingOptions }) => (entry.when(policy, optional ? thinkingOptions : options) ? '✓' : ''));
-    const step = entry.requestTime ? `${entry.step} (with --thinking)` : entry.step === 'display' ? 'display (with --display)' : entry.step;
+    const step = entry.requestTime ? `${entry.step} (with --thinking)` : entry.step === 'display' ? 'display (with --display)' : entry.option !== undefined ? `${entry.step} (with ${entry.option})` : entry.step;
     return `| \`${entry.rule.meta.name}\` | ${step} | ${cells.join(' | ')} |`;
   });
   const legend = STAGES.map((entry) => `- \`${entry.rule.meta.name}\`: ${entry.rule.meta.summary}`);

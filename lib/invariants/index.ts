@@ -27,6 +27,7 @@ import { GEMINI_RULES } from './gemini.ts';
 import { MISTRAL_RULES } from './mistral.ts';
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
 import { buildReplayView } from './turns.ts';
+import { anthropicToolBlocksWithoutTools, bedrockToolBlocksWithoutToolConfig } from './request-options.ts';
 import { INVARIANT_FAMILIES, type CheckContext, type CheckRoute, type InvariantFamily, type InvariantRule, type RouteInvariants, type Violation } from './types.ts';
 
 export { INVARIANT_FAMILIES };
@@ -37,8 +38,8 @@ const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 
 /** Every rule of every family, by family (for documentation and `check --json`). */
 export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly InvariantRule[]>> = Object.freeze({
-  anthropic: ANTHROPIC_RULES,
-  bedrock: BEDROCK_RULES,
+  anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools],
+  bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig],
   gemini: GEMINI_RULES,
   'openai-responses': OPENAI_RESPONSES_RULES,
   'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength],
@@ -54,7 +55,7 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
   const policy = resolveTranscriptPolicy(route);
   const provider = text(route.provider).trim().toLowerCase();
   const modelApi = text(route.modelApi);
-  const context: CheckContext = { policy, provider, modelApi, modelId: text(route.modelId), thinking: route.thinking === true };
+  const context: CheckContext = { policy, provider, modelApi, modelId: text(route.modelId), thinking: route.thinking === true, tools: route.tools !== false, maxToolResultBytes: route.maxToolResultBytes };
   const families: InvariantFamily[] = [];
   const rules: InvariantRule[] = [];
   const add = (family: InvariantFamily, list: readonly InvariantRule[]): void => {
@@ -76,6 +77,11 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
     if (policy.toolCallIdMode === 'strict9') add('mistral', MISTRAL_RULES);
     // The policy's verified-OpenRouter-Anthropic flag (its only non-Messages case).
     if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicToolUseInput, anthropicTrailingPrefill]);
+  }
+  // What the request is (its options), on the families whose providers are known to reject it.
+  if (!context.tools) {
+    if (families.includes('anthropic')) add('anthropic', [anthropicToolBlocksWithoutTools]);
+    if (families.includes('bedrock')) add('bedrock', [bedrockToolBlocksWithoutToolConfig]);
   }
   return { families, rules, context };
 }

@@ -93,7 +93,9 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
         tell(ctx, `transcript-hygiene: ${redactionProblem}`);
         redactionProblem = undefined;
       }
-      const result = await sanitizeInMemory(event.messages, redaction.redact === undefined ? route : { ...route, redact: redaction.redact });
+      // A request with no active tools defines none: tool calls and results go as text (issue 29).
+      const noTools = typeof pi.getActiveTools === 'function' && pi.getActiveTools().length === 0 ? { tools: false } : {};
+      const result = await sanitizeInMemory(event.messages, { ...route, ...noTools, ...(redaction.redact === undefined ? {} : { redact: redaction.redact }) });
       showStatus(ctx, result, lastStatus);
       return result.changed ? { messages: result.messages as unknown[] } : undefined;
     } catch (error) {

@@ -1,0 +1,41 @@
+/** The request options of issue 29 on the command line: --no-tools (and, below, --max-tool-result-bytes). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runCli } from '../helpers/run-cli.ts';
+
+const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
+
+const lines = [
+  { role: 'user', content: 'read a.md', timestamp: 1 },
+  { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'a.md' } }], stopReason: 'toolUse', timestamp: 2 },
+  { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: 'alpha' }], timestamp: 3 },
+  { role: 'assistant', content: [{ type: 'text', text: 'done' }], timestamp: 4 },
+  { role: 'user', content: 'summarize', timestamp: 5 },
+];
+
+async function transcript(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-request-options-'));
+  const file = path.join(dir, 't.jsonl');
+  await writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  return file;
+}
+
+test('check --no-tools names each tool block under anthropic/tool-blocks-without-tools; sanitize --no-tools leaves none', async () => {
+  const file = await transcript();
+  const plain = await runCli(['check', file, ...route]);
+  assert.equal(plain.code, 0, plain.stdout + plain.stderr);
+  const before = await runCli(['check', file, ...route, '--no-tools', '--json']);
+  assert.equal(before.code, 1, before.stderr);
+  const rules = (JSON.parse(before.stdout) as { violations: Array<{ rule: string }> }).violations.map((v) => v.rule);
+  assert.deepEqual(rules, ['anthropic/tool-blocks-without-tools', 'anthropic/tool-blocks-without-tools']);
+  const after = await runCli(['check', file, ...route, '--no-tools', '--after-hygiene']);
+  assert.equal(after.code, 0, after.stdout);
+  const sanitized = await runCli(['sanitize', file, ...route, '--no-tools', '--stats']);
+  assert.equal(sanitized.code, 0, sanitized.stderr);
+  assert.match(sanitized.stdout, /\[called read \{\\"path\\":\\"a.md\\"\}\]/);
+  assert.match(sanitized.stdout, /\[result of read: alpha\]/);
+  assert.deepEqual(JSON.parse(sanitized.stderr).rules['render-tools-as-text'], { callsRendered: 1, resultsRendered: 1 });
+});
