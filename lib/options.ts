@@ -149,8 +149,17 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     compactionTimestamp: options.compactionTimestamp,
     redact: resolveRedactOptions(options.redact),
     tools: options.tools === undefined ? true : optionalBoolean('tools', options.tools),
-    maxToolResultBytes: options.maxToolResultBytes === undefined ? undefined : positiveInteger('maxToolResultBytes', options.maxToolResultBytes, 1),
+    maxToolResultBytes: toolResultLimit(options.maxToolResultBytes),
   });
+}
+
+/** The smallest `maxToolResultBytes`: room for the cut marker and some text on each side. */
+export const MIN_TOOL_RESULT_BYTES = 128;
+
+function toolResultLimit(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < MIN_TOOL_RESULT_BYTES) throw invalid('maxToolResultBytes', `a number >= ${MIN_TOOL_RESULT_BYTES}`, value);
+  return Math.floor(value);
 }
 
 /** Cores, but at most libuv's threadpool minus one so file reads never starve behind image work. */

@@ -57,6 +57,7 @@ import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-cal
 import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from '../transforms/repair-partless-gemini-turns.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-secrets.ts';
+import { capToolResultTextEnabled, capToolResultTextRule } from '../transforms/cap-tool-result-text.ts';
 import { renderToolsAsTextEnabled, renderToolsAsTextRule } from '../transforms/render-tools-as-text.ts';
 
 export interface StageEntry {
@@ -105,6 +106,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     when: (policy) => !policy.responsesFamily && policy.sanitizeToolCallIds && policy.toolCallIdMode !== undefined,
   },
   { rule: stripToolResultDetailsRule, step: '11', when: always },
+  { rule: capToolResultTextRule, step: 'ours', option: '--max-tool-result-bytes', when: capToolResultTextEnabled },
   { rule: stripCopilotThinkingRule, step: '13', when: stripCopilotThinkingEnabled },
   { rule: repairResponsesToolResultPairingAgainRule, step: '14', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
   { rule: assertResponsesReplayInvariantRule, step: '14', when: (policy) => policy.responsesFamily },

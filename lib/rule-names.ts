@@ -28,6 +28,7 @@ export const RULE_NAMES = [
   'repair-tool-result-pairing',
   'sanitize-tool-call-ids',
   'strip-tool-result-details',
+  'cap-tool-result-text',
   'strip-copilot-thinking',
   'repair-responses-tool-result-pairing-again',
   'assert-responses-replay-invariant',

@@ -7,7 +7,7 @@ import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { resolveTranscriptPolicy } from './policy.ts';
 
 /** The options that turn on the option-gated rows (StageEntry.option), for the table's cells. */
-const OPTION_ROWS: HygieneOptions = { tools: false };
+const OPTION_ROWS: HygieneOptions = { tools: false, maxToolResultBytes: 65536 };
 
 /** One representative route per column. */
 export const TABLE_ROUTES: ReadonlyArray<{ label: string; route: HygieneOptions }> = [

@@ -33,6 +33,8 @@ export interface ExportRoute {
   redact?: RedactOptions;
   /** `false`: the requests define no tools (calls and results as text). */
   tools?: boolean;
+  /** Tool result text over this many bytes keeps its head and tail. */
+  maxToolResultBytes?: number;
 }
 
 export type ExportFormat = 'jsonl' | 'json';
@@ -59,6 +61,7 @@ const ROUTE_KEYS: ReadonlySet<string> = new Set([
   'memoryBudgetBytes',
   'redact',
   'tools',
+  'maxToolResultBytes',
 ]);
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -122,6 +125,7 @@ export function planRoutes(routes: readonly ExportRoute[], format: ExportFormat,
       modelSwitchedAt: resolved.modelSwitchedAt ?? null,
       ...(resolved.redact === undefined ? {} : { redact: resolved.redact.key }),
       ...(resolved.tools ? {} : { tools: false }),
+      ...(resolved.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: resolved.maxToolResultBytes }),
       ...(run.repair === true ? { repair: true } : {}),
     };
     const hash = createHash('sha256').update(JSON.stringify(material)).digest('hex').slice(0, 32);

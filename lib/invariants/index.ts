@@ -27,7 +27,7 @@ import { GEMINI_RULES } from './gemini.ts';
 import { MISTRAL_RULES } from './mistral.ts';
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
 import { buildReplayView } from './turns.ts';
-import { anthropicToolBlocksWithoutTools, bedrockToolBlocksWithoutToolConfig } from './request-options.ts';
+import { TOOL_RESULT_SIZE_RULES, anthropicToolBlocksWithoutTools, bedrockToolBlocksWithoutToolConfig } from './request-options.ts';
 import { INVARIANT_FAMILIES, type CheckContext, type CheckRoute, type InvariantFamily, type InvariantRule, type RouteInvariants, type Violation } from './types.ts';
 
 export { INVARIANT_FAMILIES };
@@ -38,12 +38,12 @@ const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 
 /** Every rule of every family, by family (for documentation and `check --json`). */
 export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly InvariantRule[]>> = Object.freeze({
-  anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools],
-  bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig],
-  gemini: GEMINI_RULES,
-  'openai-responses': OPENAI_RESPONSES_RULES,
-  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength],
-  mistral: MISTRAL_RULES,
+  anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools, TOOL_RESULT_SIZE_RULES.anthropic],
+  bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig, TOOL_RESULT_SIZE_RULES.bedrock],
+  gemini: [...GEMINI_RULES, TOOL_RESULT_SIZE_RULES.gemini],
+  'openai-responses': [...OPENAI_RESPONSES_RULES, TOOL_RESULT_SIZE_RULES['openai-responses']],
+  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength, TOOL_RESULT_SIZE_RULES['chat-completions']],
+  mistral: [...MISTRAL_RULES, TOOL_RESULT_SIZE_RULES.mistral],
 });
 
 function text(value: unknown): string {
@@ -83,6 +83,8 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
     if (families.includes('anthropic')) add('anthropic', [anthropicToolBlocksWithoutTools]);
     if (families.includes('bedrock')) add('bedrock', [bedrockToolBlocksWithoutToolConfig]);
   }
+  // The runner's tool result limit, once per route, under its wire family (the first).
+  if (context.maxToolResultBytes !== undefined && families.length > 0) add(families[0]!, [TOOL_RESULT_SIZE_RULES[families[0]!]]);
   return { families, rules, context };
 }
 

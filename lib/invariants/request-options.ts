@@ -55,3 +55,50 @@ export const bedrockToolBlocksWithoutToolConfig = toolBlocksWithoutTools(
   'tool-blocks-without-tool-config',
   'Bedrock Converse ValidationException: "The toolConfig field must be defined when using the toolUse and toolResult content blocks."',
 );
+
+/** The UTF-8 bytes of a tool result's text: its string content, or its text blocks together. */
+function resultTextBytes(content: unknown): number {
+  if (typeof content === 'string') return Buffer.byteLength(content, 'utf8');
+  if (!Array.isArray(content)) return 0;
+  let bytes = 0;
+  for (const block of content) {
+    if (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text') {
+      const text = (block as { text?: unknown }).text;
+      if (typeof text === 'string') bytes += Buffer.byteLength(text, 'utf8');
+    }
+  }
+  return bytes;
+}
+
+/** `<family>/tool-result-size`: the runner's own limit, when the check is given one. */
+export function toolResultSizeRule(family: InvariantFamily): InvariantRule {
+  const name = 'tool-result-size';
+  return {
+    id: `${family}/${name}`,
+    family,
+    summary: 'With a tool result limit (--max-tool-result-bytes N): no tool result carries more than N bytes of text.',
+    source: 'The runner\'s limit: one huge tool output wedges a session that compaction cannot shrink (openclaw#113701); providers answer with context-length errors ("prompt is too long", 413 on large bodies).',
+    check: (view, context, out) => {
+      const max = context.maxToolResultBytes;
+      if (max === undefined) return;
+      for (const turn of view.turns) {
+        if (turn.kind !== 'tool-results') continue;
+        for (const entry of turn.entries) {
+          const bytes = resultTextBytes(entry.message.content);
+          if (bytes <= max) continue;
+          const id = entry.message.toolCallId;
+          push(out, family, name, entry.index, `the tool result's text is ${bytes} bytes; the limit is ${max}`, { id: typeof id === 'string' ? id : '' });
+        }
+      }
+    },
+  };
+}
+
+export const TOOL_RESULT_SIZE_RULES: Readonly<Record<InvariantFamily, InvariantRule>> = Object.freeze({
+  anthropic: toolResultSizeRule('anthropic'),
+  bedrock: toolResultSizeRule('bedrock'),
+  gemini: toolResultSizeRule('gemini'),
+  'openai-responses': toolResultSizeRule('openai-responses'),
+  'chat-completions': toolResultSizeRule('chat-completions'),
+  mistral: toolResultSizeRule('mistral'),
+});

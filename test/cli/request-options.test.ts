@@ -39,3 +39,21 @@ test('check --no-tools names each tool block under anthropic/tool-blocks-without
   assert.match(sanitized.stdout, /\[result of read: alpha\]/);
   assert.deepEqual(JSON.parse(sanitized.stderr).rules['render-tools-as-text'], { callsRendered: 1, resultsRendered: 1 });
 });
+
+test('sanitize --max-tool-result-bytes cuts a large result; check reports it as <family>/tool-result-size until then', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-request-options-'));
+  const file = path.join(dir, 'big.jsonl');
+  const big = lines.map((line) => (line.role === 'toolResult' ? { ...line, content: [{ type: 'text', text: 'z'.repeat(20_000) }] } : line));
+  await writeFile(file, big.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  const before = await runCli(['check', file, ...route, '--max-tool-result-bytes', '1000', '--json']);
+  assert.equal(before.code, 1, before.stderr);
+  assert.deepEqual((JSON.parse(before.stdout) as { violations: Array<{ rule: string }> }).violations.map((v) => v.rule), ['anthropic/tool-result-size']);
+  const after = await runCli(['check', file, ...route, '--max-tool-result-bytes', '1000', '--after-hygiene']);
+  assert.equal(after.code, 0, after.stdout);
+  const sanitized = await runCli(['sanitize', file, ...route, '--max-tool-result-bytes', '1000', '--stats']);
+  assert.equal(sanitized.code, 0, sanitized.stderr);
+  assert.match(sanitized.stdout, /bytes of tool output removed/);
+  assert.equal(JSON.parse(sanitized.stderr).rules['cap-tool-result-text'].resultsCut, 1);
+  const tooSmall = await runCli(['sanitize', file, ...route, '--max-tool-result-bytes', '5']);
+  assert.equal(tooSmall.code, 2, tooSmall.stderr);
+});

@@ -25,9 +25,9 @@ export async function piPayload(model: Model<Api>, messages: readonly Message[],
   return body;
 }
 
-/** A model of pi-ai's catalogue, failing loudly when the catalogue lacks it. */
-export function piModel(provider: string, id: string): Model<Api> {
+/** A model of pi-ai's catalogue, failing loudly when the catalogue lacks it; `changes` override fields (another api). */
+export function piModel(provider: string, id: string, changes: Partial<Model<Api>> = {}): Model<Api> {
   const model = (getModel as (p: string, m: string) => Model<Api> | undefined)(provider, id);
   if (model === undefined) throw new Error(`pi-ai has no model ${provider}/${id}`);
-  return model;
+  return { ...model, ...changes };
 }
