@@ -58,6 +58,7 @@ import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from 
 import { projectDisplayRule } from '../transforms/project-display.ts';
 import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-secrets.ts';
 import { capToolResultTextEnabled, capToolResultTextRule } from '../transforms/cap-tool-result-text.ts';
+import { fillMissingReasoningContentEnabled, fillMissingReasoningContentRule } from '../transforms/fill-missing-reasoning-content.ts';
 import { renderToolsAsTextEnabled, renderToolsAsTextRule } from '../transforms/render-tools-as-text.ts';
 
 export interface StageEntry {
@@ -127,6 +128,8 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
   // After pairing has placed every result; before the Bedrock bridge, which then sees user turns.
   { rule: renderToolsAsTextRule, step: 'ours', option: '--no-tools', when: renderToolsAsTextEnabled },
+  // After the tool calls are final (and gone, with --no-tools): the turns that still call tools.
+  { rule: fillMissingReasoningContentRule, step: 'ours', when: fillMissingReasoningContentEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
   { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },

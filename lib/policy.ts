@@ -118,6 +118,12 @@ export interface TranscriptPolicy {
    * Gemini contents, `'strict'` (`^[a-zA-Z0-9_-]{1,64}$`) everywhere else.
    */
   readonly toolNameRule: ToolNameRule;
+  /**
+   * A DeepSeek thinking model (`isDeepSeekThinkingModel`) on `openai-completions` or OpenRouter:
+   * every assistant tool-call turn goes out with `reasoning_content` ("The `reasoning_content` in
+   * the thinking mode must be passed back to the API", DeepSeek's thinking-mode guide). Our rule.
+   */
+  readonly fillMissingReasoningContent: boolean;
 }
 
 export interface TranscriptRoute {
@@ -146,7 +152,8 @@ type ProjectField =
   | 'enforceToolUseIdPattern'
   | 'bridgeBedrockUserTurns'
   | 'repairPartlessGeminiTurns'
-  | 'toolNameRule';
+  | 'toolNameRule'
+  | 'fillMissingReasoningContent';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -197,10 +204,38 @@ const DEFAULTS: Readonly<ReferencePolicy> = Object.freeze({
 // ---------------------------------------------------------------------------------------------
 // Model-id predicates
 
+/**
+ * DeepSeek's models in thinking mode, whose tool-call turns must carry their `reasoning_content`
+ * in every later request (api-docs.deepseek.com/guides/thinking_mode, "Tool Calls"; pi#3636).
+ * Checked against pi-ai 0.73.1's catalogue (provider deepseek: deepseek-v4-flash, deepseek-v4-pro;
+ * openrouter, vercel-ai-gateway, opencode-go, fireworks, huggingface list the same names) and
+ * DeepSeek's docs (`deepseek-reasoner`, the thinking-mode alias).
+ */
+const DEEPSEEK_THINKING_MODELS: readonly string[] = ['deepseek-v4-pro', 'deepseek-v4-flash', 'deepseek-reasoner'];
+
+/** The last path segment (or its first or last `:` piece) is one of `names`. */
+function modelNameIn(modelId: string, names: ReadonlySet<string>): boolean {
+  const lower = modelId.trim().toLowerCase();
+  const name = lower.slice(lower.lastIndexOf('/') + 1);
+  if (names.has(name)) return true;
+  if (!name.includes(':')) return false;
+  const pieces = name.split(':');
+  return names.has(pieces[0] ?? '') || names.has(pieces[pieces.length - 1] ?? '');
+}
+
+const DEEPSEEK_THINKING_SET: ReadonlySet<string> = new Set(DEEPSEEK_THINKING_MODELS);
+
+/** A DeepSeek thinking model, by the last path segment of its id (`openrouter/deepseek/deepseek-v4-pro`). */
+export function isDeepSeekThinkingModel(modelId: string): boolean {
+  return modelNameIn(modelId, DEEPSEEK_THINKING_SET);
+}
+
 const REASONING_REPLAY_MODELS: ReadonlySet<string> = new Set([
   'kimi-for-coding', 'kimi-k2.5', 'kimi-k2.6', 'kimi-k2.7-code', 'kimi-k2.7-code-highspeed', 'kimi-k3',
   'kimi-k2-thinking', 'kimi-k2-thinking-turbo', 'mimo-v2-pro', 'mimo-v2-omni', 'mimo-v2.5', 'mimo-v2.5-pro',
   'mimo-v2.6-flash', 'mimo-v2.6-pro', 'mimo-v2.6-pro-ultraspeed',
+  // Ours, not the reference's: DeepSeek's thinking models (issue 29).
+  ...DEEPSEEK_THINKING_MODELS,
 ]);
 
 /**
@@ -208,12 +243,7 @@ const REASONING_REPLAY_MODELS: ReadonlySet<string> = new Set([
  * the last path segment, or its first or last `:` piece, is a listed id (`moonshot/kimi-k2.5:cloud`).
  */
 export function requiresReasoningContentReplay(modelId: string): boolean {
-  const lower = modelId.trim().toLowerCase();
-  const name = lower.slice(lower.lastIndexOf('/') + 1);
-  if (REASONING_REPLAY_MODELS.has(name)) return true;
-  if (!name.includes(':')) return false;
-  const pieces = name.split(':');
-  return REASONING_REPLAY_MODELS.has(pieces[0] ?? '') || REASONING_REPLAY_MODELS.has(pieces[pieces.length - 1] ?? '');
+  return modelNameIn(modelId, REASONING_REPLAY_MODELS);
 }
 
 /** An OpenRouter model ref reduced to its family id: trimmed, lower-cased, leading `openrouter/` then `~` removed. */
@@ -510,6 +540,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
     repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
     toolNameRule: toolNameRuleOf(route),
+    fillMissingReasoningContent: (route.modelApi === COMPLETIONS_API || route.provider === 'openrouter') && isDeepSeekThinkingModel(route.modelId),
   };
 }
 

@@ -43,6 +43,7 @@ export const RULE_NAMES = [
   'enforce-tool-name-pattern',
   'drop-orphaned-tool-results',
   'render-tools-as-text',
+  'fill-missing-reasoning-content',
   'bridge-bedrock-user-turns',
   'repair-partless-gemini-turns',
   'strip-trailing-prefill',

@@ -78,6 +78,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   bridgeBedrockUserTurns: false,
   repairPartlessGeminiTurns: false,
   toolNameRule: 'strict',
+  fillMissingReasoningContent: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */
