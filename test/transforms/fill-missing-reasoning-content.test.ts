@@ -72,7 +72,7 @@ const HUGGINGFACE = { provider: 'huggingface', modelApi: 'openai-completions', m
 
 test('through pi-ai: on a relay whose catalogue entry has no DeepSeek compat (Hugging Face) the raw history sends a tool-call turn without reasoning_content; the cleaned one does not', async () => {
   const model = piModel('huggingface', 'deepseek-ai/DeepSeek-V4-Pro');
-  assert.equal(model.compat?.requiresReasoningContentOnAssistantMessages, undefined);
+  assert.equal((model.compat as { requiresReasoningContentOnAssistantMessages?: boolean } | undefined)?.requiresReasoningContentOnAssistantMessages, undefined);
   const history = switched().map((m) => (m.role === 'assistant' && m.provider === 'deepseek' ? { ...m, ...own(HUGGINGFACE) } : m));
   const calls = (body: Record<string, unknown>): WireMessage[] => (body.messages as WireMessage[]).filter((m) => m.role === 'assistant' && m.tool_calls !== undefined);
   const raw = calls(await piPayload(model, history));
@@ -84,7 +84,7 @@ test('through pi-ai: on a relay whose catalogue entry has no DeepSeek compat (Hu
 test('through pi-ai: OpenRouter\'s and opencode-go\'s catalogue entries carry the compat, so there too the builder adds an empty reasoning_content', async () => {
   for (const [provider, id] of [['openrouter', 'deepseek/deepseek-v4-pro'], ['opencode-go', 'deepseek-v4-pro']] as const) {
     const model = piModel(provider, id);
-    assert.equal(model.compat?.requiresReasoningContentOnAssistantMessages, true, provider);
+    assert.equal((model.compat as { requiresReasoningContentOnAssistantMessages?: boolean } | undefined)?.requiresReasoningContentOnAssistantMessages, true, provider);
     const route = { provider, modelApi: 'openai-completions', modelId: id };
     const body = await piPayload(model, await hygieneOutput(switched(), route));
     const calls = (body.messages as WireMessage[]).filter((m) => m.role === 'assistant' && m.tool_calls !== undefined);
