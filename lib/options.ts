@@ -68,6 +68,13 @@ export interface HygieneOptions {
    * and tail, with a marker between them naming the bytes removed.
    */
   maxToolResultBytes?: number;
+  /**
+   * Gemini 3 routes: what an unsigned function call of the current turn becomes. `'text'` (the
+   * default) turns the step's calls and results into text, which reaches the wire through pi-ai's
+   * builder; `'sentinel'` puts Google's `skip_thought_signature_validator` on the step's first call,
+   * for runners that build the request themselves (pi-ai drops it).
+   */
+  unsignedGeminiCalls?: 'text' | 'sentinel';
 }
 
 export interface ResolvedHygieneOptions {
@@ -91,6 +98,7 @@ export interface ResolvedHygieneOptions {
   readonly tools: boolean;
   /** Undefined when results are not cut. */
   readonly maxToolResultBytes: number | undefined;
+  readonly unsignedGeminiCalls: 'text' | 'sentinel';
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -150,6 +158,7 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     redact: resolveRedactOptions(options.redact),
     tools: options.tools === undefined ? true : optionalBoolean('tools', options.tools),
     maxToolResultBytes: toolResultLimit(options.maxToolResultBytes),
+    unsignedGeminiCalls: unsignedGeminiCallsOf(options.unsignedGeminiCalls),
   });
 }
 
@@ -160,6 +169,12 @@ function toolResultLimit(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < MIN_TOOL_RESULT_BYTES) throw invalid('maxToolResultBytes', `a number >= ${MIN_TOOL_RESULT_BYTES}`, value);
   return Math.floor(value);
+}
+
+function unsignedGeminiCallsOf(value: unknown): 'text' | 'sentinel' {
+  if (value === undefined) return 'text';
+  if (value !== 'text' && value !== 'sentinel') throw invalid('unsignedGeminiCalls', "'text' or 'sentinel'", value);
+  return value;
 }
 
 /** Cores, but at most libuv's threadpool minus one so file reads never starve behind image work. */

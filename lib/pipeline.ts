@@ -59,6 +59,7 @@ import { projectDisplayRule } from '../transforms/project-display.ts';
 import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-secrets.ts';
 import { capToolResultTextEnabled, capToolResultTextRule } from '../transforms/cap-tool-result-text.ts';
 import { fillMissingReasoningContentEnabled, fillMissingReasoningContentRule } from '../transforms/fill-missing-reasoning-content.ts';
+import { signGemini3CurrentTurnEnabled, signGemini3CurrentTurnRule } from '../transforms/sign-gemini3-current-turn.ts';
 import { renderToolsAsTextEnabled, renderToolsAsTextRule } from '../transforms/render-tools-as-text.ts';
 
 export interface StageEntry {
@@ -130,6 +131,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: renderToolsAsTextRule, step: 'ours', option: '--no-tools', when: renderToolsAsTextEnabled },
   // After the tool calls are final (and gone, with --no-tools): the turns that still call tools.
   { rule: fillMissingReasoningContentRule, step: 'ours', when: fillMissingReasoningContentEnabled },
+  { rule: signGemini3CurrentTurnRule, step: 'ours', when: signGemini3CurrentTurnEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
   { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },

@@ -124,6 +124,13 @@ export interface TranscriptPolicy {
    * the thinking mode must be passed back to the API", DeepSeek's thinking-mode guide). Our rule.
    */
   readonly fillMissingReasoningContent: boolean;
+  /**
+   * A Gemini 3 (or later) model on the apis that send Gemini contents (google, google-vertex,
+   * google-gemini-cli, Antigravity's Gemini): the first function call of each step of the current
+   * turn needs its thought signature ("Function call is missing a thought_signature in
+   * functionCall parts"). Our rule.
+   */
+  readonly signGemini3CurrentTurn: boolean;
 }
 
 export interface TranscriptRoute {
@@ -153,7 +160,8 @@ type ProjectField =
   | 'bridgeBedrockUserTurns'
   | 'repairPartlessGeminiTurns'
   | 'toolNameRule'
-  | 'fillMissingReasoningContent';
+  | 'fillMissingReasoningContent'
+  | 'signGemini3CurrentTurn';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -244,6 +252,13 @@ const REASONING_REPLAY_MODELS: ReadonlySet<string> = new Set([
  */
 export function requiresReasoningContentReplay(modelId: string): boolean {
   return modelNameIn(modelId, REASONING_REPLAY_MODELS);
+}
+
+/** A Gemini model of major version 3 or later, by the last path segment of its id (`gemini-3-pro-preview`, `gemini-3.1-flash`). */
+export function isGemini3OrLater(modelId: string): boolean {
+  const lower = modelId.trim().toLowerCase();
+  const match = /^gemini(?:-live)?-(\d+)/.exec(lower.slice(lower.lastIndexOf('/') + 1));
+  return match !== null && Number(match[1]) >= 3;
 }
 
 /** An OpenRouter model ref reduced to its family id: trimmed, lower-cased, leading `openrouter/` then `~` removed. */
@@ -540,6 +555,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
     repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
     toolNameRule: toolNameRuleOf(route),
+    signGemini3CurrentTurn: GEMINI_WIRE_APIS.has(route.modelApi) && isGemini3OrLater(route.modelId),
     fillMissingReasoningContent: (route.modelApi === COMPLETIONS_API || route.provider === 'openrouter') && isDeepSeekThinkingModel(route.modelId),
   };
 }

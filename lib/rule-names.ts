@@ -44,6 +44,7 @@ export const RULE_NAMES = [
   'drop-orphaned-tool-results',
   'render-tools-as-text',
   'fill-missing-reasoning-content',
+  'sign-gemini3-current-turn',
   'bridge-bedrock-user-turns',
   'repair-partless-gemini-turns',
   'strip-trailing-prefill',

@@ -27,6 +27,7 @@ import { GEMINI_RULES } from './gemini.ts';
 import { MISTRAL_RULES } from './mistral.ts';
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
 import { buildReplayView } from './turns.ts';
+import { geminiUnsignedFunctionCall } from './gemini-signatures.ts';
 import { TOOL_RESULT_SIZE_RULES, anthropicToolBlocksWithoutTools, bedrockToolBlocksWithoutToolConfig } from './request-options.ts';
 import { INVARIANT_FAMILIES, type CheckContext, type CheckRoute, type InvariantFamily, type InvariantRule, type RouteInvariants, type Violation } from './types.ts';
 
@@ -40,7 +41,7 @@ const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly InvariantRule[]>> = Object.freeze({
   anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools, TOOL_RESULT_SIZE_RULES.anthropic],
   bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig, TOOL_RESULT_SIZE_RULES.bedrock],
-  gemini: [...GEMINI_RULES, TOOL_RESULT_SIZE_RULES.gemini],
+  gemini: [...GEMINI_RULES, geminiUnsignedFunctionCall, TOOL_RESULT_SIZE_RULES.gemini],
   'openai-responses': [...OPENAI_RESPONSES_RULES, TOOL_RESULT_SIZE_RULES['openai-responses']],
   'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength, TOOL_RESULT_SIZE_RULES['chat-completions']],
   mistral: [...MISTRAL_RULES, TOOL_RESULT_SIZE_RULES.mistral],
@@ -68,7 +69,7 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
   if (modelApi === 'anthropic-messages') add('anthropic', claudeIds ? ANTHROPIC_RULES : ANTHROPIC_RULES.filter((rule) => rule !== anthropicToolUseIdPattern));
   else if (modelApi === 'bedrock-converse-stream') add('bedrock', BEDROCK_RULES);
   else if (GEMINI_APIS.has(modelApi)) {
-    add('gemini', GEMINI_RULES);
+    add('gemini', [...GEMINI_RULES, geminiUnsignedFunctionCall]);
     // Claude behind Antigravity: the function-call ids go to Claude.
     if (claudeIds) add('anthropic', [anthropicToolUseIdPattern]);
   } else if (RESPONSES_APIS.has(modelApi)) add('openai-responses', OPENAI_RESPONSES_RULES);

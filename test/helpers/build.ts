@@ -79,6 +79,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   repairPartlessGeminiTurns: false,
   toolNameRule: 'strict',
   fillMissingReasoningContent: false,
+  signGemini3CurrentTurn: false,
 });
 
 /** A full policy: the defaults above, overridden field by field. */
