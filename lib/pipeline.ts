@@ -90,6 +90,10 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: stripThoughtSignaturesRule, step: '5', when: stripThoughtSignaturesEnabled },
   { rule: sanitizeImagesRule, step: '5', when: always },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
+  // Before the thinking, pairing and validation rules, so they see the turns as they will be sent
+  // (a turn without tool calls, a result run as a user turn to merge; a second pass sees the same).
+  { rule: renderToolsAsTextRule, step: 'ours', option: '--no-tools', when: renderToolsAsTextEnabled },
+  { rule: fillMissingReasoningContentRule, step: 'ours', when: fillMissingReasoningContentEnabled },
   { rule: normalizeAntigravityClaudeThinkingRule, step: '6', when: normalizeAntigravityClaudeThinkingEnabled },
   { rule: stripStaleThinkingSignaturesRule, step: '6', when: stripStaleThinkingSignaturesEnabled },
   { rule: stripInvalidThinkingSignaturesRule, step: '6', when: stripInvalidThinkingSignaturesEnabled },
@@ -108,7 +112,6 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
     when: (policy) => !policy.responsesFamily && policy.sanitizeToolCallIds && policy.toolCallIdMode !== undefined,
   },
   { rule: stripToolResultDetailsRule, step: '11', when: always },
-  { rule: capToolResultTextRule, step: 'ours', option: '--max-tool-result-bytes', when: capToolResultTextEnabled },
   { rule: stripCopilotThinkingRule, step: '13', when: stripCopilotThinkingEnabled },
   { rule: repairResponsesToolResultPairingAgainRule, step: '14', when: (policy) => policy.responsesFamily && policy.repairToolUseResultPairing },
   { rule: assertResponsesReplayInvariantRule, step: '14', when: (policy) => policy.responsesFamily },
@@ -127,10 +130,8 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: enforceToolNamePatternRule, step: 'ours', when: always },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
-  // After pairing has placed every result; before the Bedrock bridge, which then sees user turns.
-  { rule: renderToolsAsTextRule, step: 'ours', option: '--no-tools', when: renderToolsAsTextEnabled },
-  // After the tool calls are final (and gone, with --no-tools): the turns that still call tools.
-  { rule: fillMissingReasoningContentRule, step: 'ours', when: fillMissingReasoningContentEnabled },
+  // Last to touch a result's text (after the tool-name note): the limit holds for what is sent.
+  { rule: capToolResultTextRule, step: 'ours', option: '--max-tool-result-bytes', when: capToolResultTextEnabled },
   { rule: signGemini3CurrentTurnRule, step: 'ours', when: signGemini3CurrentTurnEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
   { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },

@@ -12,7 +12,12 @@
  *   `[result of NAME: TEXT]` (`[error from NAME: TEXT]` when `isError`), in the run's order, its
  *   images right after its text (user messages carry images on every route).
  * One user message per run keeps the history alternating (Bedrock's rule) as the run did.
- * Everything else (thinking, signatures on thinking, other roles) passes as it came.
+ * Everything else (thinking, signatures on thinking, other roles) passes as it came. With
+ * `maxToolResultBytes` a result is cut (cap-tool-result-text) before it becomes text.
+ *
+ * It runs early, before the thinking, pairing and validation rules: they then see the turns as
+ * they will be sent (no calls to pair; a result run is a user turn the Anthropic validation
+ * merges with a user turn after it), and a second pass over the output changes nothing.
  *
  * Unit: buffered; it holds the current run of tool results only (a run is one step's results).
  * Counters: `callsRendered`, `resultsRendered`.
@@ -22,6 +27,7 @@ import type { ResolvedHygieneOptions } from '../lib/options.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { isCallTypeBlock } from './tool-call-shapes.ts';
+import { capToolResultText } from './cap-tool-result-text.ts';
 
 /** The text a tool call block becomes: `[called read {"path":"a.md"}]`. */
 export function callAsText(block: Record<string, unknown>): string {
@@ -80,11 +86,15 @@ export function resultsAsUserMessage(run: readonly Message[]): Message {
 class ToolsAsText implements RuleProcessor {
   private run: Message[] = [];
 
-  constructor(private readonly count: (counter: string, n?: number) => void) {}
+  constructor(
+    private readonly count: (counter: string, n?: number) => void,
+    private readonly maxResultBytes: number | undefined,
+  ) {}
 
   push(message: Message, emit: Emit): void {
     if (message.role === 'toolResult') {
-      this.run.push(message);
+      // The tool result limit applies here too: the result is text of a user turn from now on.
+      this.run.push(this.maxResultBytes === undefined ? message : capToolResultText(message, this.maxResultBytes).message);
       return;
     }
     this.flush(emit);
@@ -108,7 +118,7 @@ class ToolsAsText implements RuleProcessor {
 /** The whole-array form, for tests. */
 export function renderToolsAsText(messages: readonly Message[]): Message[] {
   const out: Message[] = [];
-  const processor = new ToolsAsText(() => {});
+  const processor = new ToolsAsText(() => {}, undefined);
   for (const message of messages) processor.push(message, (m) => out.push(m));
   processor.end((m) => out.push(m));
   return out;
@@ -125,5 +135,5 @@ export const renderToolsAsTextRule: BufferedRule = {
     summary: 'With --no-tools (`tools: false`): turns every tool call into a `[called NAME ARGS]` text block and each run of tool results into one user message of `[result of NAME: ...]` text (images kept), for requests that define no tools.',
     counters: ['callsRendered', 'resultsRendered'],
   },
-  create: (ctx: RuleContext) => new ToolsAsText((counter, n) => ctx.count(counter, n)),
+  create: (ctx: RuleContext) => new ToolsAsText((counter, n) => ctx.count(counter, n), ctx.options.maxToolResultBytes),
 };
