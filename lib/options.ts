@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { HygieneError } from './errors.ts';
 import type { ResultIdIndex } from './result-index.ts';
+import type { ImageCensus } from './image-census.ts';
 import { unknownRouteProblem } from './route-check.ts';
 import { resolveRedactOptions, type RedactOptions, type ResolvedRedactOptions } from './secrets/redact-options.ts';
 
@@ -75,6 +76,12 @@ export interface HygieneOptions {
    * for runners that build the request themselves (pi-ai drops it).
    */
   unsignedGeminiCalls?: 'text' | 'sentinel';
+  /**
+   * The input's images counted before the messages flow (`imageCensusOf`, `scanImageCensus`):
+   * with it, the request-wide image limits replace the oldest images the request cannot carry.
+   * The file command, `check` and the in-memory API take it themselves.
+   */
+  imageCensus?: ImageCensus;
 }
 
 export interface ResolvedHygieneOptions {
@@ -99,6 +106,7 @@ export interface ResolvedHygieneOptions {
   /** Undefined when results are not cut. */
   readonly maxToolResultBytes: number | undefined;
   readonly unsignedGeminiCalls: 'text' | 'sentinel';
+  readonly imageCensus: ImageCensus | undefined;
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -159,6 +167,7 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     tools: options.tools === undefined ? true : optionalBoolean('tools', options.tools),
     maxToolResultBytes: toolResultLimit(options.maxToolResultBytes),
     unsignedGeminiCalls: unsignedGeminiCallsOf(options.unsignedGeminiCalls),
+    imageCensus: options.imageCensus,
   });
 }
 

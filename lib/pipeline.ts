@@ -60,6 +60,7 @@ import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-se
 import { capToolResultTextEnabled, capToolResultTextRule } from '../transforms/cap-tool-result-text.ts';
 import { fillMissingReasoningContentEnabled, fillMissingReasoningContentRule } from '../transforms/fill-missing-reasoning-content.ts';
 import { signGemini3CurrentTurnEnabled, signGemini3CurrentTurnRule } from '../transforms/sign-gemini3-current-turn.ts';
+import { limitRequestImagesEnabled, limitRequestImagesRule } from '../transforms/limit-request-images.ts';
 import { renderToolsAsTextEnabled, renderToolsAsTextRule } from '../transforms/render-tools-as-text.ts';
 
 export interface StageEntry {
@@ -88,6 +89,7 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropBlankUserTextRule, step: '4', when: always },
   { rule: normalizeAssistantReplayContentRule, step: '4', when: always },
   { rule: stripThoughtSignaturesRule, step: '5', when: stripThoughtSignaturesEnabled },
+  { rule: limitRequestImagesRule, step: 'ours', when: limitRequestImagesEnabled },
   { rule: sanitizeImagesRule, step: '5', when: always },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
   // Before the thinking, pairing and validation rules, so they see the turns as they will be sent

@@ -19,6 +19,7 @@ import {
   shouldDropClaudeThinkingBlocks,
 } from './policy-claude.ts';
 import type { ToolNameRule } from './tool-names.ts';
+import { ANTHROPIC_IMAGE_LIMITS, BEDROCK_IMAGE_LIMITS, OPENAI_IMAGE_LIMITS, type RequestImageLimits } from './image-census.ts';
 
 export type ToolCallIdMode = 'strict' | 'strict9';
 
@@ -131,6 +132,12 @@ export interface TranscriptPolicy {
    * functionCall parts"). Our rule.
    */
   readonly signGemini3CurrentTurn: boolean;
+  /**
+   * The limits the route's provider puts on a request's images as a whole (lib/image-census.ts):
+   * Anthropic on `anthropic-messages`, Bedrock on `bedrock-converse-stream`, OpenAI for provider
+   * `openai` or `azure-openai` on chat completions and Responses; undefined elsewhere. Our rule.
+   */
+  readonly requestImageLimits: RequestImageLimits | undefined;
 }
 
 export interface TranscriptRoute {
@@ -161,7 +168,8 @@ type ProjectField =
   | 'repairPartlessGeminiTurns'
   | 'toolNameRule'
   | 'fillMissingReasoningContent'
-  | 'signGemini3CurrentTurn';
+  | 'signGemini3CurrentTurn'
+  | 'requestImageLimits';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -532,6 +540,14 @@ function toolUseIdFamilyOf(route: Route): ToolUseIdFamily | false {
   return false;
 }
 
+/** The request-wide image limits of the route's provider (`requestImageLimits`). */
+function requestImageLimitsOf(route: Route): RequestImageLimits | undefined {
+  if (route.modelApi === 'anthropic-messages') return ANTHROPIC_IMAGE_LIMITS;
+  if (route.modelApi === 'bedrock-converse-stream') return BEDROCK_IMAGE_LIMITS;
+  if ((route.provider === 'openai' || route.provider === 'azure-openai') && (route.modelApi === COMPLETIONS_API || RESPONSES_APIS.has(route.modelApi))) return OPENAI_IMAGE_LIMITS;
+  return undefined;
+}
+
 /** Which tool-call names the route's provider takes (`toolNameRule`). */
 function toolNameRuleOf(route: Route): ToolNameRule {
   if (route.modelApi === 'anthropic-messages' && toolUseIdFamilyOf(route) === 'anthropic') return 'claude';
@@ -555,6 +571,7 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
     repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
     toolNameRule: toolNameRuleOf(route),
+    requestImageLimits: requestImageLimitsOf(route),
     signGemini3CurrentTurn: GEMINI_WIRE_APIS.has(route.modelApi) && isGemini3OrLater(route.modelId),
     fillMissingReasoningContent: (route.modelApi === COMPLETIONS_API || route.provider === 'openrouter') && isDeepSeekThinkingModel(route.modelId),
   };

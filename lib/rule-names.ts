@@ -12,6 +12,7 @@ export const RULE_NAMES = [
   'drop-blank-user-text',
   'normalize-assistant-replay-content',
   'strip-thought-signatures',
+  'limit-request-images',
   'sanitize-images',
   'drop-blank-text-blocks',
   'render-tools-as-text',

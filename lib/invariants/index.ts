@@ -28,6 +28,7 @@ import { MISTRAL_RULES } from './mistral.ts';
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
 import { buildReplayView } from './turns.ts';
 import { geminiUnsignedFunctionCall } from './gemini-signatures.ts';
+import { REQUEST_IMAGES_RULES } from './request-images.ts';
 import { TOOL_RESULT_SIZE_RULES, anthropicToolBlocksWithoutTools, bedrockToolBlocksWithoutToolConfig } from './request-options.ts';
 import { INVARIANT_FAMILIES, type CheckContext, type CheckRoute, type InvariantFamily, type InvariantRule, type RouteInvariants, type Violation } from './types.ts';
 
@@ -39,11 +40,11 @@ const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 
 /** Every rule of every family, by family (for documentation and `check --json`). */
 export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly InvariantRule[]>> = Object.freeze({
-  anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools, TOOL_RESULT_SIZE_RULES.anthropic],
-  bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig, TOOL_RESULT_SIZE_RULES.bedrock],
+  anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools, TOOL_RESULT_SIZE_RULES.anthropic, REQUEST_IMAGES_RULES.anthropic],
+  bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig, TOOL_RESULT_SIZE_RULES.bedrock, REQUEST_IMAGES_RULES.bedrock],
   gemini: [...GEMINI_RULES, geminiUnsignedFunctionCall, TOOL_RESULT_SIZE_RULES.gemini],
-  'openai-responses': [...OPENAI_RESPONSES_RULES, TOOL_RESULT_SIZE_RULES['openai-responses']],
-  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength, TOOL_RESULT_SIZE_RULES['chat-completions']],
+  'openai-responses': [...OPENAI_RESPONSES_RULES, TOOL_RESULT_SIZE_RULES['openai-responses'], REQUEST_IMAGES_RULES['openai-responses']],
+  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength, TOOL_RESULT_SIZE_RULES['chat-completions'], REQUEST_IMAGES_RULES['chat-completions']],
   mistral: [...MISTRAL_RULES, TOOL_RESULT_SIZE_RULES.mistral],
 });
 
@@ -84,6 +85,8 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
     if (families.includes('anthropic')) add('anthropic', [anthropicToolBlocksWithoutTools]);
     if (families.includes('bedrock')) add('bedrock', [bedrockToolBlocksWithoutToolConfig]);
   }
+  // The provider's request-wide image limits, under the route's wire family (the first).
+  if (policy.requestImageLimits !== undefined && families.length > 0) add(families[0]!, [REQUEST_IMAGES_RULES[families[0]!]]);
   // The runner's tool result limit, once per route, under its wire family (the first).
   if (context.maxToolResultBytes !== undefined && families.length > 0) add(families[0]!, [TOOL_RESULT_SIZE_RULES[families[0]!]]);
   return { families, rules, context };

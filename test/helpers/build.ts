@@ -80,6 +80,7 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   toolNameRule: 'strict',
   fillMissingReasoningContent: false,
   signGemini3CurrentTurn: false,
+  requestImageLimits: undefined,
 });
 
 /** A full policy: the defaults above, overridden field by field. */

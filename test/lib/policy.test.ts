@@ -29,7 +29,7 @@ const REFERENCE_FIELDS = [
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
   'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
-  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns', 'toolNameRule', 'fillMissingReasoningContent', 'signGemini3CurrentTurn',
+  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns', 'toolNameRule', 'fillMissingReasoningContent', 'signGemini3CurrentTurn', 'requestImageLimits',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
