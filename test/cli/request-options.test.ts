@@ -57,3 +57,27 @@ test('sanitize --max-tool-result-bytes cuts a large result; check reports it as 
   const tooSmall = await runCli(['sanitize', file, ...route, '--max-tool-result-bytes', '5']);
   assert.equal(tooSmall.code, 2, tooSmall.stderr);
 });
+
+test('--stats counts the Gemini 3 and DeepSeek rules under their own names', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-request-options-'));
+  const file = path.join(dir, 'switch.jsonl');
+  const claude = { provider: 'anthropic', api: 'anthropic-messages', model: 'claude-sonnet-4-5' };
+  const switched = lines.slice(0, 3).map((line) => (line.role === 'assistant' ? { ...line, ...claude } : line));
+  await writeFile(file, switched.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  const gemini = await runCli(['sanitize', file, '--provider', 'google', '--model-api', 'google-generative-ai', '--model-id', 'gemini-3-pro-preview', '--stats']);
+  assert.equal(gemini.code, 0, gemini.stderr);
+  assert.deepEqual(JSON.parse(gemini.stderr).rules['sign-gemini3-current-turn'], { stepsAsText: 1, callsAsText: 1, resultsAsText: 1 });
+  const deepseek = await runCli(['sanitize', file, '--provider', 'deepseek', '--model-api', 'openai-completions', '--model-id', 'deepseek-v4-pro', '--stats']);
+  assert.equal(deepseek.code, 0, deepseek.stderr);
+  assert.deepEqual(JSON.parse(deepseek.stderr).rules['fill-missing-reasoning-content'], { filled: 1 });
+});
+
+test('export: a route file takes tools and maxToolResultBytes, and they are part of the options hash', async () => {
+  const { planRoutes } = await import('../../lib/export/routes.ts');
+  const base = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };
+  const [plain, noTools, capped] = planRoutes([{ ...base, name: 'a' }, { ...base, name: 'b', tools: false }, { ...base, name: 'c', maxToolResultBytes: 4096 }], 'jsonl');
+  assert.equal(noTools!.options.tools, false);
+  assert.equal(capped!.options.maxToolResultBytes, 4096);
+  assert.equal(new Set([plain!.hash, noTools!.hash, capped!.hash]).size, 3);
+  assert.throws(() => planRoutes([{ ...base, maxToolResultBytes: 3 }], 'jsonl'), /maxToolResultBytes/);
+});

@@ -7,6 +7,7 @@
  *   fixed point. Every class is matched narrowly (by a predicate on the first run's output), so
  *   anything else fails the property; the run prints how often each one was hit.
  */
+import { imageCensusIfImages } from '../../lib/image-census.ts';
 import { createPipeline } from '../../lib/pipeline.ts';
 import { isHygieneError } from '../../lib/errors.ts';
 import { checkTranscript } from '../../lib/invariants/index.ts';
@@ -65,7 +66,8 @@ export const PROPERTY_NOW = 1798761600000;
 /** The pipeline's output as `sanitize` writes it (request-time steps included). */
 export async function runPipeline(messages: readonly unknown[], route: CheckRoute): Promise<Message[]> {
   const out: Message[] = [];
-  const pipeline = createPipeline({ ...route, now: () => PROPERTY_NOW }, (message) => out.push(message));
+  // With the images counted first, as sanitize of a file does: the request-wide image limits run.
+  const pipeline = createPipeline({ imageCensus: imageCensusIfImages(messages), ...route, now: () => PROPERTY_NOW }, (message) => out.push(message));
   try {
     for (const message of messages) {
       const wait = pipeline.write(message);
