@@ -111,3 +111,14 @@ test('through pi-ai: the sentinel never reaches the wire (why text is the defaul
   assert.equal(JSON.stringify(body).includes(SKIP_SIGNATURE_SENTINEL), false);
   assert.equal(unsignedCurrentSteps(body.contents as Content[]), 1);
 });
+
+test('another Gemini model\'s signature, and a signature that is not base64, count as unsigned (pi-ai sends neither)', () => {
+  const route = { provider: 'google', modelId: 'gemini-3-pro-preview' };
+  const otherModel = deepFreeze(assistant([signed('a')], { ...GEMINI, model: 'gemini-2.5-pro' }));
+  const notBase64 = deepFreeze(assistant([{ ...toolCall('b'), thoughtSignature: 'not base64!' }], GEMINI));
+  const own = deepFreeze(assistant([signed('c')], GEMINI));
+  const counts = { stepsAsText: 0, callsAsText: 0, resultsAsText: 0, sentinels: 0 };
+  const out = repairCurrentTurn([otherModel, notBase64, own], route, 'text', counts);
+  assert.deepEqual(out.map((m) => (m.content as Array<{ type: string }>)[0]!.type), ['text', 'text', 'toolCall']);
+  assert.equal(out[2], own);
+});
