@@ -99,3 +99,30 @@ test('through pi-ai: on provider deepseek the builder adds an empty reasoning_co
   assert.deepEqual(calls(await piPayload(model, switched())).map((m) => m.reasoning_content), ['', 'now b']);
   assert.deepEqual(calls(await piPayload(model, await hygieneOutput(switched(), DEEPSEEK))).map((m) => m.reasoning_content), [MISSING_REASONING_TEXT, 'now b']);
 });
+
+test('through pi-ai: which field the completions builder emits for reasoning, and when', async () => {
+  const model = piModel('huggingface', 'deepseek-ai/DeepSeek-V4-Pro');
+  const mine = own(HUGGINGFACE);
+  const turn = (blocks: Message['content'], extra: Record<string, unknown> = mine): Message[] => [user('q'), assistant(blocks as never, { ...extra, stopReason: 'toolUse' }), toolResult('c1', [text('r')], { toolName: 'read' })];
+  const sent = async (messages: Message[], compat?: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const m = compat === undefined ? model : { ...model, compat: { ...(model.compat ?? {}), ...compat } as never };
+    return ((await piPayload(m, messages)).messages as Array<Record<string, unknown>>).find((x) => x.role === 'assistant')!;
+  };
+  // The field is the thinking block's signature: reasoning_content (DeepSeek), reasoning (OpenRouter), any other name.
+  assert.equal((await sent(turn([thinking('r1', 'reasoning_content'), toolCall('c1')])))['reasoning_content'], 'r1');
+  assert.equal((await sent(turn([thinking('r1', 'reasoning'), toolCall('c1')])))['reasoning'], 'r1');
+  // No signature: nothing; another model's thinking: text content, no field.
+  const unsigned = await sent(turn([thinking('r1'), toolCall('c1')]));
+  assert.deepEqual(Object.keys(unsigned).filter((k) => k.startsWith('reasoning')), []);
+  const foreign = await sent(turn([thinking('r1', 'reasoning_content'), toolCall('c1')], { provider: 'anthropic', api: 'anthropic-messages', model: 'claude-sonnet-4-5' }));
+  assert.equal(foreign['reasoning_content'], undefined);
+  assert.equal(foreign.content, 'r1');
+  // reasoning_details: from a call's thoughtSignature when it is JSON (OpenRouter's encrypted reasoning).
+  const details = await sent(turn([{ ...toolCall('c1'), thoughtSignature: '{"type":"reasoning.encrypted","data":"x"}' }]));
+  assert.deepEqual(details['reasoning_details'], [{ type: 'reasoning.encrypted', data: 'x' }]);
+  // compat requiresReasoningContentOnAssistantMessages: an empty reasoning_content on every assistant message.
+  assert.equal((await sent(turn([toolCall('c1')]), { requiresReasoningContentOnAssistantMessages: true }))['reasoning_content'], '');
+  // compat requiresThinkingAsText: thinking goes out as text, never as a field.
+  const asText = await sent(turn([thinking('r1', 'reasoning_content'), toolCall('c1')]), { requiresThinkingAsText: true });
+  assert.equal(asText['reasoning_content'], undefined);
+});
