@@ -15,6 +15,7 @@
  */
 import { createPipeline, type HygienePipeline } from './pipeline.ts';
 import type { HygieneOptions } from './options.ts';
+import { imageCensusIfImages } from './image-census.ts';
 import type { HygieneStats } from './stats.ts';
 import { isRecord, type Message } from './types.ts';
 import { compactionTimestampOf } from './timestamps.ts';
@@ -86,7 +87,7 @@ export function sanitizeInMemory(messages: readonly unknown[], options: InMemory
   const { requestTime = true, ...rest } = options;
   const output: Message[] = [];
   const pipeline = createPipeline(
-    { memoryBudgetBytes: NO_SPILL_BUDGET, compactionTimestamp: compactionTimestampIn(messages), ...rest },
+    { memoryBudgetBytes: NO_SPILL_BUDGET, compactionTimestamp: compactionTimestampIn(messages), imageCensus: imageCensusIfImages(messages), ...rest },
     (message) => output.push(message),
     { requestTime },
   );

@@ -2,6 +2,7 @@
  * transcript-hygiene: clean an AI-agent transcript to a model provider's replay rules,
  * as a stream, in bounded memory.
  */
+import { imageCensusIfImages } from './image-census.ts';
 import type { Duplex } from 'node:stream';
 import { createPipeline } from './pipeline.ts';
 import { createPipelineTransform, createRuleTransform } from './pipeline-streams.ts';
@@ -37,7 +38,8 @@ export async function sanitizeSessionHistory(messages: readonly unknown[], optio
   requireRoute(options, 'sanitizeSessionHistory');
   const out: Message[] = [];
   // The replay copy: request-time steps (trailing prefill) are for the outgoing request only.
-  const pipeline = createPipeline(options, (message) => out.push(message), { requestTime: false });
+  // The images are counted first, for the request-wide image limits (lib/image-census.ts).
+  const pipeline = createPipeline({ imageCensus: imageCensusIfImages(messages), ...options }, (message) => out.push(message), { requestTime: false });
   try {
     for (const message of messages) {
       const wait = pipeline.write(message);

@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { HygieneError } from './errors.ts';
 import type { ResultIdIndex } from './result-index.ts';
+import type { ImageCensus } from './image-census.ts';
 import { unknownRouteProblem } from './route-check.ts';
 import { resolveRedactOptions, type RedactOptions, type ResolvedRedactOptions } from './secrets/redact-options.ts';
 
@@ -57,6 +58,30 @@ export interface HygieneOptions {
    * lists values never redacted.
    */
   redact?: RedactOptions;
+  /**
+   * `false` when the request defines no tools (compaction and summarization calls): every tool
+   * call and result is turned into text (`[called read {...}]`, `[result of read: ...]`), since
+   * Anthropic and Bedrock reject tool blocks in a request without tools. Default true.
+   */
+  tools?: boolean;
+  /**
+   * Off by default. A tool result whose text is longer than this many UTF-8 bytes keeps its head
+   * and tail, with a marker between them naming the bytes removed.
+   */
+  maxToolResultBytes?: number;
+  /**
+   * Gemini 3 routes: what an unsigned function call of the current turn becomes. `'text'` (the
+   * default) turns the step's calls and results into text, which reaches the wire through pi-ai's
+   * builder; `'sentinel'` puts Google's `skip_thought_signature_validator` on the step's first call,
+   * for runners that build the request themselves (pi-ai drops it).
+   */
+  unsignedGeminiCalls?: 'text' | 'sentinel';
+  /**
+   * The input's images counted before the messages flow (`imageCensusOf`, `scanImageCensus`):
+   * with it, the request-wide image limits replace the oldest images the request cannot carry.
+   * The file command, `check` and the in-memory API take it themselves.
+   */
+  imageCensus?: ImageCensus;
 }
 
 export interface ResolvedHygieneOptions {
@@ -77,6 +102,11 @@ export interface ResolvedHygieneOptions {
   readonly compactionTimestamp: number | null | undefined;
   /** Undefined when nothing is redacted. */
   readonly redact: ResolvedRedactOptions | undefined;
+  readonly tools: boolean;
+  /** Undefined when results are not cut. */
+  readonly maxToolResultBytes: number | undefined;
+  readonly unsignedGeminiCalls: 'text' | 'sentinel';
+  readonly imageCensus: ImageCensus | undefined;
 }
 
 function invalid(name: string, expected: string, value: unknown): HygieneError {
@@ -134,7 +164,26 @@ export function resolveHygieneOptions(options: HygieneOptions = {}): ResolvedHyg
     resultIndex: options.resultIndex,
     compactionTimestamp: options.compactionTimestamp,
     redact: resolveRedactOptions(options.redact),
+    tools: options.tools === undefined ? true : optionalBoolean('tools', options.tools),
+    maxToolResultBytes: toolResultLimit(options.maxToolResultBytes),
+    unsignedGeminiCalls: unsignedGeminiCallsOf(options.unsignedGeminiCalls),
+    imageCensus: options.imageCensus,
   });
+}
+
+/** The smallest `maxToolResultBytes`: room for the cut marker and some text on each side. */
+export const MIN_TOOL_RESULT_BYTES = 128;
+
+function toolResultLimit(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < MIN_TOOL_RESULT_BYTES) throw invalid('maxToolResultBytes', `a number >= ${MIN_TOOL_RESULT_BYTES}`, value);
+  return Math.floor(value);
+}
+
+function unsignedGeminiCallsOf(value: unknown): 'text' | 'sentinel' {
+  if (value === undefined) return 'text';
+  if (value !== 'text' && value !== 'sentinel') throw invalid('unsignedGeminiCalls', "'text' or 'sentinel'", value);
+  return value;
 }
 
 /** Cores, but at most libuv's threadpool minus one so file reads never starve behind image work. */

@@ -57,6 +57,11 @@ import { normalizeToolCallArgumentsRule } from '../transforms/normalize-tool-cal
 import { repairPartlessGeminiTurnsEnabled, repairPartlessGeminiTurnsRule } from '../transforms/repair-partless-gemini-turns.ts';
 import { projectDisplayRule } from '../transforms/project-display.ts';
 import { redactSecretsEnabled, redactSecretsRule } from '../transforms/redact-secrets.ts';
+import { capToolResultTextEnabled, capToolResultTextRule } from '../transforms/cap-tool-result-text.ts';
+import { fillMissingReasoningContentEnabled, fillMissingReasoningContentRule } from '../transforms/fill-missing-reasoning-content.ts';
+import { signGemini3CurrentTurnEnabled, signGemini3CurrentTurnRule } from '../transforms/sign-gemini3-current-turn.ts';
+import { limitRequestImagesEnabled, limitRequestImagesRule } from '../transforms/limit-request-images.ts';
+import { renderToolsAsTextEnabled, renderToolsAsTextRule } from '../transforms/render-tools-as-text.ts';
 
 export interface StageEntry {
   readonly rule: Rule;
@@ -66,6 +71,8 @@ export interface StageEntry {
   readonly when: (policy: TranscriptPolicy, options: ResolvedHygieneOptions) => boolean;
   /** Shapes the outgoing request, not the replay copy: sanitizeSessionHistory leaves it out. */
   readonly requestTime?: boolean;
+  /** The option that turns the rule on, when one does (shown in the README table: `ours (with --no-tools)`). */
+  readonly option?: string;
 }
 
 const always = (): boolean => true;
@@ -82,8 +89,13 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: dropBlankUserTextRule, step: '4', when: always },
   { rule: normalizeAssistantReplayContentRule, step: '4', when: always },
   { rule: stripThoughtSignaturesRule, step: '5', when: stripThoughtSignaturesEnabled },
+  { rule: limitRequestImagesRule, step: 'ours', when: limitRequestImagesEnabled },
   { rule: sanitizeImagesRule, step: '5', when: always },
   { rule: dropBlankTextBlocksRule, step: '5', when: always },
+  // Before the thinking, pairing and validation rules, so they see the turns as they will be sent
+  // (a turn without tool calls, a result run as a user turn to merge; a second pass sees the same).
+  { rule: renderToolsAsTextRule, step: 'ours', option: '--no-tools', when: renderToolsAsTextEnabled },
+  { rule: fillMissingReasoningContentRule, step: 'ours', when: fillMissingReasoningContentEnabled },
   { rule: normalizeAntigravityClaudeThinkingRule, step: '6', when: normalizeAntigravityClaudeThinkingEnabled },
   { rule: stripStaleThinkingSignaturesRule, step: '6', when: stripStaleThinkingSignaturesEnabled },
   { rule: stripInvalidThinkingSignaturesRule, step: '6', when: stripInvalidThinkingSignaturesEnabled },
@@ -120,6 +132,9 @@ export const STAGES: readonly StageEntry[] = Object.freeze([
   { rule: enforceToolUseIdPatternRule, step: 'ours', when: enforceToolUseIdPatternEnabled },
   { rule: enforceToolNamePatternRule, step: 'ours', when: always },
   { rule: dropOrphanedToolResultsRule, step: 'ours', when: dropOrphanedToolResultsEnabled },
+  // Last to touch a result's text (after the tool-name note): the limit holds for what is sent.
+  { rule: capToolResultTextRule, step: 'ours', option: '--max-tool-result-bytes', when: capToolResultTextEnabled },
+  { rule: signGemini3CurrentTurnRule, step: 'ours', when: signGemini3CurrentTurnEnabled },
   { rule: bridgeBedrockUserTurnsRule, step: 'ours', when: bridgeBedrockUserTurnsEnabled },
   { rule: repairPartlessGeminiTurnsRule, step: 'ours', when: repairPartlessGeminiTurnsEnabled },
   { rule: stripTrailingPrefillRule, step: 'request', requestTime: true, when: stripTrailingPrefillEnabled },

@@ -19,6 +19,7 @@ import {
   shouldDropClaudeThinkingBlocks,
 } from './policy-claude.ts';
 import type { ToolNameRule } from './tool-names.ts';
+import { ANTHROPIC_IMAGE_LIMITS, BEDROCK_IMAGE_LIMITS, OPENAI_IMAGE_LIMITS, type RequestImageLimits } from './image-census.ts';
 
 export type ToolCallIdMode = 'strict' | 'strict9';
 
@@ -118,6 +119,25 @@ export interface TranscriptPolicy {
    * Gemini contents, `'strict'` (`^[a-zA-Z0-9_-]{1,64}$`) everywhere else.
    */
   readonly toolNameRule: ToolNameRule;
+  /**
+   * A DeepSeek thinking model (`isDeepSeekThinkingModel`) on `openai-completions` or OpenRouter:
+   * every assistant tool-call turn goes out with `reasoning_content` ("The `reasoning_content` in
+   * the thinking mode must be passed back to the API", DeepSeek's thinking-mode guide). Our rule.
+   */
+  readonly fillMissingReasoningContent: boolean;
+  /**
+   * A Gemini 3 (or later) model on the apis that send Gemini contents (google, google-vertex,
+   * google-gemini-cli, Antigravity's Gemini): the first function call of each step of the current
+   * turn needs its thought signature ("Function call is missing a thought_signature in
+   * functionCall parts"). Our rule.
+   */
+  readonly signGemini3CurrentTurn: boolean;
+  /**
+   * The limits the route's provider puts on a request's images as a whole (lib/image-census.ts):
+   * Anthropic on `anthropic-messages`, Bedrock on `bedrock-converse-stream`, OpenAI for provider
+   * `openai` or `azure-openai` on chat completions and Responses; undefined elsewhere. Our rule.
+   */
+  readonly requestImageLimits: RequestImageLimits | undefined;
 }
 
 export interface TranscriptRoute {
@@ -146,7 +166,10 @@ type ProjectField =
   | 'enforceToolUseIdPattern'
   | 'bridgeBedrockUserTurns'
   | 'repairPartlessGeminiTurns'
-  | 'toolNameRule';
+  | 'toolNameRule'
+  | 'fillMissingReasoningContent'
+  | 'signGemini3CurrentTurn'
+  | 'requestImageLimits';
 
 /** The reference's policy object, while it is being built. */
 type ReferencePolicy = { -readonly [K in Exclude<keyof TranscriptPolicy, ProjectField>]: TranscriptPolicy[K] };
@@ -197,10 +220,38 @@ const DEFAULTS: Readonly<ReferencePolicy> = Object.freeze({
 // ---------------------------------------------------------------------------------------------
 // Model-id predicates
 
+/**
+ * DeepSeek's models in thinking mode, whose tool-call turns must carry their `reasoning_content`
+ * in every later request (api-docs.deepseek.com/guides/thinking_mode, "Tool Calls"; pi#3636).
+ * Checked against pi-ai 0.73.1's catalogue (provider deepseek: deepseek-v4-flash, deepseek-v4-pro;
+ * openrouter, vercel-ai-gateway, opencode-go, fireworks, huggingface list the same names) and
+ * DeepSeek's docs (`deepseek-reasoner`, the thinking-mode alias).
+ */
+const DEEPSEEK_THINKING_MODELS: readonly string[] = ['deepseek-v4-pro', 'deepseek-v4-flash', 'deepseek-reasoner'];
+
+/** The last path segment (or its first or last `:` piece) is one of `names`. */
+function modelNameIn(modelId: string, names: ReadonlySet<string>): boolean {
+  const lower = modelId.trim().toLowerCase();
+  const name = lower.slice(lower.lastIndexOf('/') + 1);
+  if (names.has(name)) return true;
+  if (!name.includes(':')) return false;
+  const pieces = name.split(':');
+  return names.has(pieces[0] ?? '') || names.has(pieces[pieces.length - 1] ?? '');
+}
+
+const DEEPSEEK_THINKING_SET: ReadonlySet<string> = new Set(DEEPSEEK_THINKING_MODELS);
+
+/** A DeepSeek thinking model, by the last path segment of its id (`openrouter/deepseek/deepseek-v4-pro`). */
+export function isDeepSeekThinkingModel(modelId: string): boolean {
+  return modelNameIn(modelId, DEEPSEEK_THINKING_SET);
+}
+
 const REASONING_REPLAY_MODELS: ReadonlySet<string> = new Set([
   'kimi-for-coding', 'kimi-k2.5', 'kimi-k2.6', 'kimi-k2.7-code', 'kimi-k2.7-code-highspeed', 'kimi-k3',
   'kimi-k2-thinking', 'kimi-k2-thinking-turbo', 'mimo-v2-pro', 'mimo-v2-omni', 'mimo-v2.5', 'mimo-v2.5-pro',
   'mimo-v2.6-flash', 'mimo-v2.6-pro', 'mimo-v2.6-pro-ultraspeed',
+  // Ours, not the reference's: DeepSeek's thinking models (issue 29).
+  ...DEEPSEEK_THINKING_MODELS,
 ]);
 
 /**
@@ -208,12 +259,14 @@ const REASONING_REPLAY_MODELS: ReadonlySet<string> = new Set([
  * the last path segment, or its first or last `:` piece, is a listed id (`moonshot/kimi-k2.5:cloud`).
  */
 export function requiresReasoningContentReplay(modelId: string): boolean {
+  return modelNameIn(modelId, REASONING_REPLAY_MODELS);
+}
+
+/** A Gemini model of major version 3 or later, by the last path segment of its id (`gemini-3-pro-preview`, `gemini-3.1-flash`). */
+export function isGemini3OrLater(modelId: string): boolean {
   const lower = modelId.trim().toLowerCase();
-  const name = lower.slice(lower.lastIndexOf('/') + 1);
-  if (REASONING_REPLAY_MODELS.has(name)) return true;
-  if (!name.includes(':')) return false;
-  const pieces = name.split(':');
-  return REASONING_REPLAY_MODELS.has(pieces[0] ?? '') || REASONING_REPLAY_MODELS.has(pieces[pieces.length - 1] ?? '');
+  const match = /^gemini(?:-live)?-(\d+)/.exec(lower.slice(lower.lastIndexOf('/') + 1));
+  return match !== null && Number(match[1]) >= 3;
 }
 
 /** An OpenRouter model ref reduced to its family id: trimmed, lower-cased, leading `openrouter/` then `~` removed. */
@@ -487,6 +540,14 @@ function toolUseIdFamilyOf(route: Route): ToolUseIdFamily | false {
   return false;
 }
 
+/** The request-wide image limits of the route's provider (`requestImageLimits`). */
+function requestImageLimitsOf(route: Route): RequestImageLimits | undefined {
+  if (route.modelApi === 'anthropic-messages') return ANTHROPIC_IMAGE_LIMITS;
+  if (route.modelApi === 'bedrock-converse-stream') return BEDROCK_IMAGE_LIMITS;
+  if ((route.provider === 'openai' || route.provider === 'azure-openai') && (route.modelApi === COMPLETIONS_API || RESPONSES_APIS.has(route.modelApi))) return OPENAI_IMAGE_LIMITS;
+  return undefined;
+}
+
 /** Which tool-call names the route's provider takes (`toolNameRule`). */
 function toolNameRuleOf(route: Route): ToolNameRule {
   if (route.modelApi === 'anthropic-messages' && toolUseIdFamilyOf(route) === 'anthropic') return 'claude';
@@ -510,6 +571,9 @@ function projectFields(policy: ReferencePolicy, route: Route): Pick<TranscriptPo
     bridgeBedrockUserTurns: route.modelApi === 'bedrock-converse-stream',
     repairPartlessGeminiTurns: GEMINI_WIRE_APIS.has(route.modelApi),
     toolNameRule: toolNameRuleOf(route),
+    requestImageLimits: requestImageLimitsOf(route),
+    signGemini3CurrentTurn: GEMINI_WIRE_APIS.has(route.modelApi) && isGemini3OrLater(route.modelId),
+    fillMissingReasoningContent: (route.modelApi === COMPLETIONS_API || route.provider === 'openrouter') && isDeepSeekThinkingModel(route.modelId),
   };
 }
 

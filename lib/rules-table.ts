@@ -6,13 +6,18 @@ import { STAGES } from './pipeline.ts';
 import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { resolveTranscriptPolicy } from './policy.ts';
 
+/** The options that turn on the option-gated rows (StageEntry.option), for the table's cells. */
+const OPTION_ROWS: HygieneOptions = { tools: false, maxToolResultBytes: 65536 };
+
 /** One representative route per column. */
 export const TABLE_ROUTES: ReadonlyArray<{ label: string; route: HygieneOptions }> = [
   { label: 'Anthropic', route: { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' } },
   { label: 'Bedrock', route: { provider: 'amazon-bedrock', modelApi: 'bedrock-converse-stream', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0' } },
   { label: 'Gemini', route: { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' } },
+  { label: 'Gemini 3', route: { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-3-pro-preview' } },
   { label: 'OpenAI Responses', route: { provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' } },
   { label: 'OpenAI chat', route: { provider: 'openai', modelApi: 'openai-completions', modelId: 'gpt-4o' } },
+  { label: 'DeepSeek', route: { provider: 'deepseek', modelApi: 'openai-completions', modelId: 'deepseek-v4-pro' } },
   { label: 'local chat', route: { provider: 'vllm', modelApi: 'openai-completions', modelId: 'qwen3' } },
   { label: 'Mistral', route: { provider: 'mistral', modelApi: 'openai-completions', modelId: 'mistral-large-latest' } },
   { label: 'OpenRouter Gemini', route: { provider: 'openrouter', modelApi: 'openai-completions', modelId: 'google/gemini-2.5-pro' } },
@@ -28,14 +33,14 @@ export function renderRulesTable(): string {
   const columns = TABLE_ROUTES.map(({ route }) => {
     const options = resolveHygieneOptions(route);
     // Request-time steps are shown as they run when thinking is on for the request.
-    return { options, thinkingOptions: resolveHygieneOptions({ ...route, thinking: true, display: true }), policy: resolveTranscriptPolicy(options) };
+    return { options, thinkingOptions: resolveHygieneOptions({ ...route, ...OPTION_ROWS, thinking: true, display: true }), policy: resolveTranscriptPolicy(options) };
   });
   const header = `| rule | step | ${TABLE_ROUTES.map((c) => c.label).join(' | ')} |`;
   const divider = `|---|---|${TABLE_ROUTES.map(() => ':-:').join('|')}|`;
   const rows = STAGES.map((entry) => {
-    const optional = entry.requestTime === true || entry.step === 'display';
+    const optional = entry.requestTime === true || entry.step === 'display' || entry.option !== undefined;
     const cells = columns.map(({ policy, options, thinkingOptions }) => (entry.when(policy, optional ? thinkingOptions : options) ? '✓' : ''));
-    const step = entry.requestTime ? `${entry.step} (with --thinking)` : entry.step === 'display' ? 'display (with --display)' : entry.step;
+    const step = entry.requestTime ? `${entry.step} (with --thinking)` : entry.step === 'display' ? 'display (with --display)' : entry.option !== undefined ? `${entry.step} (with ${entry.option})` : entry.step;
     return `| \`${entry.rule.meta.name}\` | ${step} | ${cells.join(' | ')} |`;
   });
   const legend = STAGES.map((entry) => `- \`${entry.rule.meta.name}\`: ${entry.rule.meta.summary}`);

@@ -11,7 +11,9 @@ import { JsonlWriter, readJsonlMessages, type ByteSource } from './jsonl.ts';
 import { readJsonArrayMessages, startsJsonList } from './json-array.ts';
 import { peekFirstText } from './peek-input.ts';
 import { readFileChunks } from './file-chunks.ts';
-import type { HygieneOptions } from './options.ts';
+import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
+import { resolveTranscriptPolicy } from './policy.ts';
+import { scanImageCensus } from './image-census.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
 import { dropForeignRoles } from './foreign-roles.ts';
@@ -102,11 +104,13 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
     const at = compactionTimestampOf(summary);
     if (at !== undefined && (compactionTimestamp === null || at > compactionTimestamp)) compactionTimestamp = at;
   }
+  // Request-wide image limits need the count first (issue 29): one more read, only on routes that have them.
+  const imageCensus = resolveTranscriptPolicy(resolveHygieneOptions(params.options)).requestImageLimits === undefined ? undefined : await scanImageCensus(params.path);
   return sanitizeStream({
     ...params,
     input: readFileChunks(params.path),
     source: params.path,
     format,
-    options: { compactionTimestamp, ...params.options, resultIndex: scan.resultIndex },
+    options: { compactionTimestamp, imageCensus, ...params.options, resultIndex: scan.resultIndex },
   });
 }

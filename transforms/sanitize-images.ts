@@ -47,6 +47,7 @@ import {
   type ImageLimits,
   type ImageSize,
 } from '../lib/images.ts';
+import { perImageLimits } from '../lib/image-census.ts';
 
 /** The label of the replay pipeline's image pass (§5.1). */
 export const IMAGE_LABEL = 'session:history';
@@ -265,7 +266,12 @@ function createProcessor(ctx: RuleContext, init: SanitizeImagesRuleInit): RulePr
   const codec = init.codec ?? sharpCodec();
   const maxQueuedMessages = init.maxQueuedMessages ?? MAX_QUEUED_MESSAGES;
   const maxQueuedImageChars = init.maxQueuedImageChars ?? MAX_QUEUED_IMAGE_CHARS;
-  const limits: ImageLimits = { maxDimensionPx: ctx.options.imageMaxDimensionPx, maxBytes: ctx.options.imageMaxBytes };
+  // The route's request-wide rule may set stricter per-image limits (lib/image-census.ts).
+  const routeLimits = ctx.policy.requestImageLimits === undefined ? undefined : perImageLimits(ctx.policy.requestImageLimits, ctx.options.imageCensus?.imageChars.length);
+  const limits: ImageLimits = {
+    maxDimensionPx: Math.min(ctx.options.imageMaxDimensionPx, routeLimits?.maxDimensionPx ?? Infinity),
+    maxBytes: Math.min(ctx.options.imageMaxBytes, Math.floor(routeLimits?.maxImageBytes ?? Infinity)),
+  };
   const width = ctx.options.concurrency;
   const limit = imageLimiter(width);
   const queue: Entry[] = [];

@@ -15,6 +15,8 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     format: { type: 'string' },
     'after-hygiene': { type: 'boolean' },
     json: { type: 'boolean' },
+    'no-tools': { type: 'boolean' },
+    'max-tool-result-bytes': { type: 'string' },
     ...REDACT_OPTIONS,
     session: { type: 'string' },
     'busy-timeout': { type: 'string' },
@@ -28,7 +30,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   if (format !== 'auto' && format !== 'jsonl' && format !== 'json') throw new UsageError(`--format must be auto, jsonl or json, got ${values.format}`);
   const redact = await redactOf(values);
   if (redact !== undefined && values['after-hygiene'] !== true) throw new UsageError('--redact and --redact-pattern go with --after-hygiene (they change what sanitize writes)');
-  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false, ...(redact === undefined ? {} : { redact }) };
+  const options: HygieneOptions = { ...routeOf(values), thinking: values.thinking ?? false, ...(values['no-tools'] === true ? { tools: false } : {}), maxToolResultBytes: positiveIntegerFlag('max-tool-result-bytes', values['max-tool-result-bytes']), ...(redact === undefined ? {} : { redact }) };
   resolveHygieneOptions(options);
   // An empty file is exit 8, as for sanitize and in export's report.
   const file = await checkInput(positionals[0], { rejectEmpty: true });

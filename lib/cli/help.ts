@@ -88,6 +88,12 @@ Options:
   --image-max-bytes N
                      largest replayed image, in decoded bytes (default 5242880,
                      5 MiB); larger images are re-encoded as JPEG to fit
+  --no-tools         the request defines no tools (compaction, summaries): tool calls
+                     become [called NAME ARGS] text, each run of results one user
+                     message of [result of NAME: ...] text
+  --max-tool-result-bytes N
+                     a tool result whose text is over N bytes (at least 128) keeps
+                     its head and tail, with a marker naming the bytes removed
   --redact secrets   replace each secret (secretlint's recommended rules, and a generic
                      high-entropy NAME=value detector) in text, thinking, tool-call
                      arguments, tool results and image file names with [REDACTED:<rule>];
@@ -147,6 +153,9 @@ ${ROUTE_HELP}
 Options:
   --after-hygiene    check the pipeline's output (what sanitize writes) instead of the input
   --thinking         thinking is on for the request (checks the trailing-prefill rule)
+  --no-tools         the request defines no tools (checks that no tool block is left)
+  --max-tool-result-bytes N
+                     the runner keeps tool result text to N bytes (checks each result)
   --format F         input format: auto (default), jsonl, json
   --session S        FILE is an OpenClaw database: check the session with key or id S
   --busy-timeout MS  with --session: wait this long for a locked database (default 5000)
@@ -189,7 +198,8 @@ Options:
   -o, --out DIR      output directory (created if missing)
   --route-file F     routes to export for, as a JSON array of {"name", "provider",
                      "modelApi", "modelId", "reasoning", "thinking", "imageMaxDimensionPx",
-                     "imageMaxBytes", "allowedToolNames", "redact"}; with the route flags
+                     "imageMaxBytes", "allowedToolNames", "redact", "tools",
+                     "maxToolResultBytes"}; with the route flags
                      too, both
   --thinking         thinking is on for the requests (request-time steps), every route
   --format F         output: jsonl (default, one message a line) or json (one array a file)
@@ -200,7 +210,7 @@ Options:
                      bad lines do not fail it; the session itself is never changed
   --job-memory MB    heap limit of each job, in MiB (default 2048); a session that needs
                      more fails as out_of_memory and the export goes on
-  --image-max-dimension N, --image-max-bytes N
+  --image-max-dimension N, --image-max-bytes N, --no-tools, --max-tool-result-bytes N
                      as for sanitize, every route
   --redact secrets, --redact-pattern, --redact-allow, --redact-config
                      as for sanitize, every route; the report counts redactions per

@@ -24,6 +24,7 @@ const VALUE_FLAGS = {
   format: { type: 'string' },
   'image-max-dimension': { type: 'string' },
   'image-max-bytes': { type: 'string' },
+  'max-tool-result-bytes': { type: 'string' },
 } as const;
 
 /**

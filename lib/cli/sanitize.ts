@@ -26,6 +26,8 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     stats: { type: 'boolean' },
     'image-max-dimension': { type: 'string' },
     'image-max-bytes': { type: 'string' },
+    'no-tools': { type: 'boolean' },
+    'max-tool-result-bytes': { type: 'string' },
     ...REDACT_OPTIONS,
     session: { type: 'string' },
     'busy-timeout': { type: 'string' },
@@ -45,6 +47,8 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
     display: values.display ?? false,
     imageMaxDimensionPx: positiveIntegerFlag('image-max-dimension', values['image-max-dimension']),
     imageMaxBytes: positiveIntegerFlag('image-max-bytes', values['image-max-bytes']),
+    ...(values['no-tools'] === true ? { tools: false } : {}),
+    maxToolResultBytes: positiveIntegerFlag('max-tool-result-bytes', values['max-tool-result-bytes']),
   };
   resolveHygieneOptions(options);
   const target = values.output;

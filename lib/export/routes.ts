@@ -31,6 +31,10 @@ export interface ExportRoute {
   memoryBudgetBytes?: number;
   /** Redaction (lib/secrets/redact-options.ts); patterns as `/source/flags` strings in a route file. */
   redact?: RedactOptions;
+  /** `false`: the requests define no tools (calls and results as text). */
+  tools?: boolean;
+  /** Tool result text over this many bytes keeps its head and tail. */
+  maxToolResultBytes?: number;
 }
 
 export type ExportFormat = 'jsonl' | 'json';
@@ -56,6 +60,8 @@ const ROUTE_KEYS: ReadonlySet<string> = new Set([
   'concurrency',
   'memoryBudgetBytes',
   'redact',
+  'tools',
+  'maxToolResultBytes',
 ]);
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -118,6 +124,8 @@ export function planRoutes(routes: readonly ExportRoute[], format: ExportFormat,
       allowedToolNames: resolved.allowedToolNames ?? null,
       modelSwitchedAt: resolved.modelSwitchedAt ?? null,
       ...(resolved.redact === undefined ? {} : { redact: resolved.redact.key }),
+      ...(resolved.tools ? {} : { tools: false }),
+      ...(resolved.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: resolved.maxToolResultBytes }),
       ...(run.repair === true ? { repair: true } : {}),
     };
     const hash = createHash('sha256').update(JSON.stringify(material)).digest('hex').slice(0, 32);

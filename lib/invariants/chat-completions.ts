@@ -81,4 +81,41 @@ export const chatToolCallIdLength: InvariantRule = {
 
 export const chatToolName = toolNameRule('chat-completions');
 
-export const CHAT_COMPLETIONS_RULES: readonly InvariantRule[] = Object.freeze([chatMissingToolMessage, chatToolMessagePosition, chatToolName]);
+
+
+/**
+ * DeepSeek thinking models (policy `fillMissingReasoningContent`): every assistant message with
+ * tool_calls carries `reasoning_content`. Read as pi-ai 0.73.1's completions builder sends a
+ * message: a thinking block goes out under the field its `thinkingSignature` names, only when it is
+ * non-blank and the message is of the request's own model (provider, api, model id); another
+ * model's thinking goes out as text. (On provider `deepseek` the builder also adds an empty
+ * `reasoning_content` by itself; the check does not count on that, since relays get nothing.)
+ */
+export const chatReasoningContentMissing: InvariantRule = {
+  id: 'chat-completions/reasoning-content-missing',
+  family: FAMILY,
+  summary: 'DeepSeek thinking models: every assistant message with tool_calls is sent with its reasoning (reasoning_content; reasoning or reasoning_text through relays).',
+  source:
+    'DeepSeek 400: "The `reasoning_content` in the thinking mode must be passed back to the API" (api-docs.deepseek.com/guides/thinking_mode: "for turns that do perform tool calls, the reasoning_content must be fully passed back to the API in all subsequent requests"; pi#3636).',
+  check: (view, context, out) => {
+    if (!context.policy.fillMissingReasoningContent) return;
+    for (const turn of view.turns) {
+      if (turn.kind !== 'assistant') continue;
+      const entry = turn.entries[0]!;
+      const message = entry.message;
+      if (callsOf(message).length === 0) continue;
+      const own = String(message.provider ?? '').trim().toLowerCase() === context.provider && message.api === context.modelApi && message.model === context.modelId;
+      const content = Array.isArray(message.content) ? (message.content as unknown[]) : [];
+      const first = content.find(
+        (block): block is { thinking: string; thinkingSignature?: unknown } =>
+          typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'thinking' && typeof (block as { thinking?: unknown }).thinking === 'string' && (block as { thinking: string }).thinking.trim() !== '',
+      );
+      // The fields pi-ai reads reasoning from (and so writes it back under): DeepSeek's, OpenRouter's.
+      if (own && first !== undefined && ['reasoning_content', 'reasoning', 'reasoning_text'].includes(first.thinkingSignature as string)) continue;
+      const why = !own ? 'it is another model\'s turn (its thinking would go out as text)' : first === undefined ? 'it has no reasoning' : `its reasoning goes out as ${JSON.stringify(first.thinkingSignature ?? '(no field)')}`;
+      push(out, 'reasoning-content-missing', entry.index, `an assistant message with tool_calls would be sent without reasoning_content: ${why}`);
+    }
+  },
+};
+
+export const CHAT_COMPLETIONS_RULES: readonly InvariantRule[] = Object.freeze([chatMissingToolMessage, chatToolMessagePosition, chatToolName, chatReasoningContentMissing]);

@@ -11,6 +11,7 @@ import { createPipeline } from '../pipeline.ts';
 import { readTranscript, type Transcript } from '../read-transcript.ts';
 import { inputWarnings } from '../input-warnings.ts';
 import type { HygieneOptions } from '../options.ts';
+import { imageCensusIfImages } from '../image-census.ts';
 import type { Message } from '../types.ts';
 import { checkTranscript, invariantsFor } from './index.ts';
 import type { Violation } from './types.ts';
@@ -41,7 +42,7 @@ export interface CheckCommandParams {
 /** The pipeline's output for the messages, as `sanitize` writes it (request-time steps included). */
 export async function hygieneOutput(messages: readonly Message[], options: HygieneOptions): Promise<Message[]> {
   const out: Message[] = [];
-  const pipeline = createPipeline(options, (message) => out.push(message));
+  const pipeline = createPipeline({ imageCensus: imageCensusIfImages(messages), ...options }, (message) => out.push(message));
   try {
     for (const message of messages) {
       const wait = pipeline.write(message);

@@ -27,6 +27,9 @@ import { GEMINI_RULES } from './gemini.ts';
 import { MISTRAL_RULES } from './mistral.ts';
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts';
 import { buildReplayView } from './turns.ts';
+import { geminiUnsignedFunctionCall } from './gemini-signatures.ts';
+import { REQUEST_IMAGES_RULES } from './request-images.ts';
+import { TOOL_RESULT_SIZE_RULES, anthropicToolBlocksWithoutTools, bedrockToolBlocksWithoutToolConfig } from './request-options.ts';
 import { INVARIANT_FAMILIES, type CheckContext, type CheckRoute, type InvariantFamily, type InvariantRule, type RouteInvariants, type Violation } from './types.ts';
 
 export { INVARIANT_FAMILIES };
@@ -37,12 +40,12 @@ const RESPONSES_APIS: ReadonlySet<string> = new Set(OPENAI_RESPONSES_APIS);
 
 /** Every rule of every family, by family (for documentation and `check --json`). */
 export const INVARIANT_RULES: Readonly<Record<InvariantFamily, readonly InvariantRule[]>> = Object.freeze({
-  anthropic: ANTHROPIC_RULES,
-  bedrock: BEDROCK_RULES,
-  gemini: GEMINI_RULES,
-  'openai-responses': OPENAI_RESPONSES_RULES,
-  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength],
-  mistral: MISTRAL_RULES,
+  anthropic: [...ANTHROPIC_RULES, anthropicToolBlocksWithoutTools, TOOL_RESULT_SIZE_RULES.anthropic, REQUEST_IMAGES_RULES.anthropic],
+  bedrock: [...BEDROCK_RULES, bedrockToolBlocksWithoutToolConfig, TOOL_RESULT_SIZE_RULES.bedrock, REQUEST_IMAGES_RULES.bedrock],
+  gemini: [...GEMINI_RULES, geminiUnsignedFunctionCall, TOOL_RESULT_SIZE_RULES.gemini],
+  'openai-responses': [...OPENAI_RESPONSES_RULES, TOOL_RESULT_SIZE_RULES['openai-responses'], REQUEST_IMAGES_RULES['openai-responses']],
+  'chat-completions': [...CHAT_COMPLETIONS_RULES, chatToolCallIdLength, TOOL_RESULT_SIZE_RULES['chat-completions'], REQUEST_IMAGES_RULES['chat-completions']],
+  mistral: [...MISTRAL_RULES, TOOL_RESULT_SIZE_RULES.mistral],
 });
 
 function text(value: unknown): string {
@@ -54,7 +57,7 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
   const policy = resolveTranscriptPolicy(route);
   const provider = text(route.provider).trim().toLowerCase();
   const modelApi = text(route.modelApi);
-  const context: CheckContext = { policy, provider, modelApi, modelId: text(route.modelId), thinking: route.thinking === true };
+  const context: CheckContext = { policy, provider, modelApi, modelId: text(route.modelId), thinking: route.thinking === true, tools: route.tools !== false, maxToolResultBytes: route.maxToolResultBytes };
   const families: InvariantFamily[] = [];
   const rules: InvariantRule[] = [];
   const add = (family: InvariantFamily, list: readonly InvariantRule[]): void => {
@@ -67,7 +70,7 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
   if (modelApi === 'anthropic-messages') add('anthropic', claudeIds ? ANTHROPIC_RULES : ANTHROPIC_RULES.filter((rule) => rule !== anthropicToolUseIdPattern));
   else if (modelApi === 'bedrock-converse-stream') add('bedrock', BEDROCK_RULES);
   else if (GEMINI_APIS.has(modelApi)) {
-    add('gemini', GEMINI_RULES);
+    add('gemini', [...GEMINI_RULES, geminiUnsignedFunctionCall]);
     // Claude behind Antigravity: the function-call ids go to Claude.
     if (claudeIds) add('anthropic', [anthropicToolUseIdPattern]);
   } else if (RESPONSES_APIS.has(modelApi)) add('openai-responses', OPENAI_RESPONSES_RULES);
@@ -77,6 +80,15 @@ export function invariantsFor(route: CheckRoute): RouteInvariants {
     // The policy's verified-OpenRouter-Anthropic flag (its only non-Messages case).
     if (policy.stripTrailingPrefillWhenThinking) add('anthropic', [anthropicToolUseIdPattern, anthropicToolUseInput, anthropicTrailingPrefill]);
   }
+  // What the request is (its options), on the families whose providers are known to reject it.
+  if (!context.tools) {
+    if (families.includes('anthropic')) add('anthropic', [anthropicToolBlocksWithoutTools]);
+    if (families.includes('bedrock')) add('bedrock', [bedrockToolBlocksWithoutToolConfig]);
+  }
+  // The provider's request-wide image limits, under the route's wire family (the first).
+  if (policy.requestImageLimits !== undefined && families.length > 0) add(families[0]!, [REQUEST_IMAGES_RULES[families[0]!]]);
+  // The runner's tool result limit, once per route, under its wire family (the first).
+  if (context.maxToolResultBytes !== undefined && families.length > 0) add(families[0]!, [TOOL_RESULT_SIZE_RULES[families[0]!]]);
   return { families, rules, context };
 }
 

@@ -35,6 +35,10 @@ export interface Violation {
 export interface CheckRoute extends TranscriptRoute {
   /** Thinking is on for the request (enables the rules that only apply then: trailing prefill). */
   thinking?: boolean;
+  /** `false` when the request defines no tools (the `tools` option). Default true. */
+  tools?: boolean;
+  /** The largest tool result text the runner keeps, in UTF-8 bytes (the `maxToolResultBytes` option). */
+  maxToolResultBytes?: number;
 }
 
 export interface CheckContext {
@@ -43,6 +47,8 @@ export interface CheckContext {
   readonly modelApi: string;
   readonly modelId: string;
   readonly thinking: boolean;
+  readonly tools: boolean;
+  readonly maxToolResultBytes: number | undefined;
 }
 
 export interface InvariantRule {

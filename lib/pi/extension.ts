@@ -27,6 +27,9 @@ import type { PiContextEvent, PiContextEventResult, PiExtensionAPI, PiExtensionC
 
 export type { PiExtensionAPI, PiExtensionContext, PiContextEvent, PiContextEventResult, PiModel, PiThinkingLevel, PiUI } from './types.ts';
 
+/** The environment variable that turns on the tool result limit (`maxToolResultBytes`). */
+export const MAX_TOOL_RESULT_BYTES_ENV = 'TRANSCRIPT_HYGIENE_MAX_TOOL_RESULT_BYTES';
+
 /** The footer status key. */
 export const STATUS_KEY = 'transcript-hygiene';
 
@@ -82,6 +85,9 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
   const lastStatus: { text: string | undefined } = { text: undefined };
   const redaction = redactionFromEnv(process.env);
   let redactionProblem = redaction.problem;
+  // TRANSCRIPT_HYGIENE_MAX_TOOL_RESULT_BYTES=N cuts tool results to N bytes (off when unset; a bad value is reported as invalid_option).
+  const maxBytes = process.env[MAX_TOOL_RESULT_BYTES_ENV];
+  const limit = maxBytes === undefined || maxBytes === '' ? {} : { maxToolResultBytes: Number(maxBytes) };
 
   pi.on('context', async (event: PiContextEvent, ctx: PiExtensionContext): Promise<PiContextEventResult | undefined> => {
     const model = ctx.model;
@@ -93,7 +99,9 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
         tell(ctx, `transcript-hygiene: ${redactionProblem}`);
         redactionProblem = undefined;
       }
-      const result = await sanitizeInMemory(event.messages, redaction.redact === undefined ? route : { ...route, redact: redaction.redact });
+      // A request with no active tools defines none: tool calls and results go as text (issue 29).
+      const noTools = typeof pi.getActiveTools === 'function' && pi.getActiveTools().length === 0 ? { tools: false } : {};
+      const result = await sanitizeInMemory(event.messages, { ...route, ...noTools, ...limit, ...(redaction.redact === undefined ? {} : { redact: redaction.redact }) });
       showStatus(ctx, result, lastStatus);
       return result.changed ? { messages: result.messages as unknown[] } : undefined;
     } catch (error) {

@@ -49,4 +49,6 @@ export type PiContextHandler = (event: PiContextEvent, ctx: PiExtensionContext) 
 export interface PiExtensionAPI {
   on(event: 'context', handler: PiContextHandler): void;
   getThinkingLevel(): PiThinkingLevel;
+  /** The names of the tools the next request defines (none: the request carries no tools). */
+  getActiveTools?(): string[];
 }

@@ -78,6 +78,9 @@ export const DEFAULT_TEST_POLICY: TranscriptPolicy = Object.freeze({
   bridgeBedrockUserTurns: false,
   repairPartlessGeminiTurns: false,
   toolNameRule: 'strict',
+  fillMissingReasoningContent: false,
+  signGemini3CurrentTurn: false,
+  requestImageLimits: undefined,
 });
 
 /** A full policy: the defaults above, overridden field by field. */

@@ -29,7 +29,7 @@ const REFERENCE_FIELDS = [
 const PROJECT_FIELDS = [
   'responsesFamily', 'repairBedrockEmptyErrorTurns', 'normalizeAntigravityClaudeThinking',
   'stripTrailingPrefillWhenThinking', 'mergeConsecutiveUserTurns', 'insertBedrockBootstrapTurn', 'stripAllThinkingBlocks', 'enforceToolUseIdPattern',
-  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns', 'toolNameRule',
+  'bridgeBedrockUserTurns', 'repairPartlessGeminiTurns', 'toolNameRule', 'fillMissingReasoningContent', 'signGemini3CurrentTurn', 'requestImageLimits',
 ] as const satisfies readonly (keyof TranscriptPolicy)[];
 
 type ReferenceField = (typeof REFERENCE_FIELDS)[number];
@@ -212,7 +212,10 @@ describe('resolveTranscriptPolicy: the reference matrix (§2.5), one test per ro
   test('the matrix has all 53 rows', () => assert.equal(rows.length, 53));
   for (const row of rows) {
     const seed = SEED_IDS.get(row.title);
-    if (seed === undefined) {
+    if (row.title === 'deepseek / openai-completions / deepseek-reasoner') {
+      // Ours (issue 29): DeepSeek's thinking models keep their reasoning; the reference drops it (column dropRs).
+      test(`${row.title} (ours: reasoning kept, reference drops it)`, () => checkRow(row, [...row.cells.slice(0, 7), '·', ...row.cells.slice(8)]));
+    } else if (seed === undefined) {
       test(row.title, () => checkRow(row, row.cells));
     } else {
       // Only the `ids` column changes; every other column is the reference's.

@@ -7,6 +7,7 @@
  *   fixed point. Every class is matched narrowly (by a predicate on the first run's output), so
  *   anything else fails the property; the run prints how often each one was hit.
  */
+import { imageCensusIfImages } from '../../lib/image-census.ts';
 import { createPipeline } from '../../lib/pipeline.ts';
 import { isHygieneError } from '../../lib/errors.ts';
 import { checkTranscript } from '../../lib/invariants/index.ts';
@@ -47,6 +48,16 @@ export const POLICIES: readonly PropertyPolicy[] = [
   { name: 'vllm', route: { provider: 'vllm', modelApi: 'openai-completions', modelId: 'qwen3' }, mayRejectReplay: false },
   // Claude's id pattern behind a Gemini wire.
   { name: 'antigravity claude', route: { provider: 'google-antigravity', modelApi: 'google-gemini-cli', modelId: 'claude-sonnet-4-5' }, mayRejectReplay: false },
+  // Issue 29's modes: a request without tools, a tool result limit, DeepSeek thinking, Gemini 3 signatures.
+  { name: 'anthropic --no-tools', route: { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5', tools: false }, mayRejectReplay: false },
+  {
+    name: 'bedrock --no-tools',
+    route: { provider: 'amazon-bedrock', modelApi: 'bedrock-converse-stream', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', tools: false },
+    mayRejectReplay: false,
+  },
+  { name: 'openai-completions --max-tool-result-bytes', route: { provider: 'openai', modelApi: 'openai-completions', modelId: 'gpt-4o', maxToolResultBytes: 200 }, mayRejectReplay: false },
+  { name: 'deepseek thinking', route: { provider: 'deepseek', modelApi: 'openai-completions', modelId: 'deepseek-v4-pro' }, mayRejectReplay: false },
+  { name: 'google gemini 3', route: { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-3-pro-preview' }, mayRejectReplay: false },
 ];
 
 /** The fixed clock of synthetic messages, so two runs can be compared. */
@@ -55,7 +66,8 @@ export const PROPERTY_NOW = 1798761600000;
 /** The pipeline's output as `sanitize` writes it (request-time steps included). */
 export async function runPipeline(messages: readonly unknown[], route: CheckRoute): Promise<Message[]> {
   const out: Message[] = [];
-  const pipeline = createPipeline({ ...route, now: () => PROPERTY_NOW }, (message) => out.push(message));
+  // With the images counted first, as sanitize of a file does: the request-wide image limits run.
+  const pipeline = createPipeline({ imageCensus: imageCensusIfImages(messages), ...route, now: () => PROPERTY_NOW }, (message) => out.push(message));
   try {
     for (const message of messages) {
       const wait = pipeline.write(message);

@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { OVER_REQUEST_LIMIT_TEXT, imagesToReplace, limitRequestImagesRule, replaceOldImages } from '../../transforms/limit-request-images.ts';
+import { ANTHROPIC_IMAGE_LIMITS, BEDROCK_IMAGE_LIMITS, OPENAI_IMAGE_LIMITS, imageCensusOf, oldestToReplace, perImageLimits, scanImageCensus } from '../../lib/image-census.ts';
+import { resolveHygieneOptions } from '../../lib/options.ts';
+import { resolveTranscriptPolicy } from '../../lib/policy.ts';
+import { hygieneOutput } from '../../lib/invariants/check-command.ts';
+import { checkTranscript } from '../../lib/invariants/index.ts';
+import type { Message } from '../../lib/types.ts';
+import { assistant, deepFreeze, text, user } from '../helpers/build.ts';
+import { runRule } from '../helpers/run-rule.ts';
+import { texture } from '../helpers/images.ts';
+import { piModel, piPayload } from '../helpers/pi-payload.ts';
+import { runCli } from '../helpers/run-cli.ts';
+
+const BEDROCK = { provider: 'amazon-bedrock', modelApi: 'bedrock-converse-stream', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0' };
+const ANTHROPIC = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };
+
+async function jpegData(width: number, height: number): Promise<string> {
+  return (await texture(width, height).jpeg({ quality: 80 }).toBuffer()).toString('base64');
+}
+
+/** `n` user turns, each with one image and its number, answered each time. */
+function screenshots(n: number, data: string): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(user([text(`shot ${i}`), { type: 'image', data, mimeType: 'image/jpeg' }]));
+    out.push(assistant([text(`seen ${i}`)]));
+  }
+  return deepFreeze(out);
+}
+
+test('the numbers per route', () => {
+  assert.equal(resolveTranscriptPolicy(ANTHROPIC).requestImageLimits, ANTHROPIC_IMAGE_LIMITS);
+  assert.equal(resolveTranscriptPolicy(BEDROCK).requestImageLimits, BEDROCK_IMAGE_LIMITS);
+  assert.equal(resolveTranscriptPolicy({ provider: 'openai', modelApi: 'openai-completions', modelId: 'gpt-4o' }).requestImageLimits, OPENAI_IMAGE_LIMITS);
+  assert.equal(resolveTranscriptPolicy({ provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' }).requestImageLimits, undefined);
+  assert.deepEqual(perImageLimits(ANTHROPIC_IMAGE_LIMITS, 20), { maxDimensionPx: 8000, maxImageBytes: undefined });
+  assert.deepEqual(perImageLimits(ANTHROPIC_IMAGE_LIMITS, 21), { maxDimensionPx: 2000, maxImageBytes: undefined });
+  assert.deepEqual(perImageLimits(ANTHROPIC_IMAGE_LIMITS, undefined), { maxDimensionPx: 2000, maxImageBytes: undefined });
+  assert.deepEqual(perImageLimits(BEDROCK_IMAGE_LIMITS, 3), { maxDimensionPx: 8000, maxImageBytes: 3_750_000 });
+});
+
+test('oldestToReplace: the count limit, then the request size, newest kept', () => {
+  const census = { imageChars: Array.from({ length: 25 }, () => 1000), otherBytes: 0 };
+  assert.equal(oldestToReplace(census, BEDROCK_IMAGE_LIMITS, 10_000_000), 5);
+  assert.equal(oldestToReplace({ imageChars: [1000, 1000], otherBytes: 0 }, BEDROCK_IMAGE_LIMITS, 10_000_000), 0);
+  const big = { imageChars: Array.from({ length: 10 }, () => 6_000_000), otherBytes: 1_000_000 };
+  // 32 MB minus 1 MB of text and the headroom: five 6 MB images fit, not six.
+  assert.equal(oldestToReplace(big, ANTHROPIC_IMAGE_LIMITS, 10_000_000), 5);
+  // Each image counted at most at the size the image stage leaves it.
+  assert.equal(oldestToReplace(big, ANTHROPIC_IMAGE_LIMITS, 1_000_000), 0);
+});
+
+test('replaceOldImages: one block for one block, counted from where the stream is', () => {
+  const message = deepFreeze(user([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, text('x'), { type: 'image', data: 'BBBB', mimeType: 'image/png' }]));
+  const out = replaceOldImages(message, 4, 6);
+  assert.deepEqual(out.message.content, [text(OVER_REQUEST_LIMIT_TEXT), text('x'), text(OVER_REQUEST_LIMIT_TEXT)]);
+  assert.deepEqual([out.images, out.replaced, out.chars], [2, 2, 8]);
+  assert.equal(replaceOldImages(message, 6, 6).message, message);
+});
+
+test('rule: without a census nothing changes; with one, the oldest go and are counted', async () => {
+  const input = screenshots(23, await jpegData(32, 32));
+  const without = runRule(limitRequestImagesRule, input, { policy: { requestImageLimits: BEDROCK_IMAGE_LIMITS }, options: BEDROCK });
+  assert.deepEqual(without.counts, {});
+  const census = imageCensusOf(input);
+  assert.equal(imagesToReplace(resolveTranscriptPolicy(BEDROCK), resolveHygieneOptions({ ...BEDROCK, imageCensus: census })), 3);
+  const { output, counts } = runRule(limitRequestImagesRule, input, { policy: { requestImageLimits: BEDROCK_IMAGE_LIMITS }, options: { ...BEDROCK, imageCensus: census } });
+  assert.equal(counts.replaced, 3);
+  assert.deepEqual((output[4]!.content as unknown[])[1], text(OVER_REQUEST_LIMIT_TEXT));
+  assert.equal(output[6], input[6], 'the fourth image on is kept as it came');
+});
+
+test('Bedrock through the pipeline, check and pi-ai\'s Converse builder: 23 images go out as the newest 20', async () => {
+  const input = screenshots(23, await jpegData(32, 32));
+  assert.deepEqual(checkTranscript(input, BEDROCK).filter((v) => v.rule === 'bedrock/request-images').map((v) => v.index), [0, 2, 4]);
+  const out = await hygieneOutput(input, BEDROCK);
+  assert.deepEqual(checkTranscript(out, BEDROCK), []);
+  const body = await piPayload(piModel('amazon-bedrock', BEDROCK.modelId), out);
+  const images = JSON.stringify(body.messages).match(/"image":/g) ?? [];
+  assert.equal(images.length, 20);
+  assert.match(JSON.stringify(body.messages), /over the request's image limit/);
+});
+
+test('Anthropic: more than 20 images are resized to 2000 px a side even when the option allows more', async () => {
+  const input = screenshots(21, await jpegData(2400, 1200));
+  const route = { ...ANTHROPIC, imageMaxDimensionPx: 4000, imageMaxBytes: 10 * 1024 * 1024 };
+  assert.ok(checkTranscript(input, route).some((v) => v.rule === 'anthropic/request-images'));
+  const out = await hygieneOutput(input, route);
+  const first = (out[0]!.content as Array<{ type: string; data?: string }>).find((b) => b.type === 'image')!;
+  const meta = await sharp(Buffer.from(first.data!, 'base64')).metadata();
+  assert.ok(Math.max(meta.width!, meta.height!) <= 2000, `${meta.width}x${meta.height}`);
+  assert.deepEqual(checkTranscript(out, route), []);
+  const twenty = await hygieneOutput(screenshots(20, await jpegData(2400, 1200)), route);
+  const kept = (twenty[0]!.content as Array<{ type: string; data?: string }>).find((b) => b.type === 'image')!;
+  assert.equal((await sharp(Buffer.from(kept.data!, 'base64')).metadata()).width, 2400, '20 images keep the 8000 px limit');
+});
+
+test('the file command takes the census itself (a pre-scan), and --stats counts the replaced images', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-request-images-'));
+  const file = path.join(dir, 'shots.jsonl');
+  const input = screenshots(22, await jpegData(32, 32));
+  await writeFile(file, input.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  assert.deepEqual(await scanImageCensus(file), imageCensusOf(input));
+  const result = await runCli(['sanitize', file, '--provider', BEDROCK.provider, '--model-api', BEDROCK.modelApi, '--model-id', BEDROCK.modelId, '--stats']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(JSON.parse(result.stderr).rules['limit-request-images'].replaced, 2);
+  assert.equal((result.stdout.match(/over the request's image limit/g) ?? []).length, 2);
+});
