@@ -77,7 +77,7 @@ export interface HygieneOptions {
    */
   unsignedGeminiCalls?: 'text' | 'sentinel';
   /**
-   * The input's images counted before the messages flow (`imageCensusOf`, `scanImageCensus`):
+   * The input's images counted before the messages flow (`imageCensusOf`, or `scanInputFile` with `imageCensus: true`):
    * with it, the request-wide image limits replace the oldest images the request cannot carry.
    * The file command, `check` and the in-memory API take it themselves.
    */

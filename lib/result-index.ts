@@ -13,6 +13,7 @@
  * longer), so the shortcut never changes the output, only memory and speed.
  */
 import { readFileChunks } from './file-chunks.ts';
+import { ImageCensusScan, type ImageCensus } from './image-census.ts';
 
 /** The six result-id keys, found through their two possible endings so each chunk is searched twice, not six times. */
 const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
@@ -188,15 +189,24 @@ export interface InputScan {
   readonly resultIndex: ResultIdIndex;
   /** The compactionSummary messages of the input, in order. */
   readonly compactionSummaries: readonly Record<string, unknown>[];
+  /** The input's images, when asked for (`imageCensus: true`). */
+  readonly imageCensus: ImageCensus | undefined;
 }
 
-/** One pass over a JSONL file: where its tool results are, and its compaction summaries. */
-export async function scanInputFile(path: string): Promise<InputScan> {
+export interface InputScanOptions {
+  /** Take the census of the input's images too (routes with request-wide image limits). */
+  imageCensus?: boolean;
+}
+
+/** One pass over a JSONL file: where its tool results are, its compaction summaries, and (when asked) its images. */
+export async function scanInputFile(path: string, options: InputScanOptions = {}): Promise<InputScan> {
   const resultIndex = new ResultIdIndex();
   const compactionSummaries: Record<string, unknown>[] = [];
-  const scan = (buffer: Buffer, lastLine: number): void => {
+  const census = options.imageCensus === true ? new ImageCensusScan() : undefined;
+  const scan = (buffer: Buffer, lastLine: number, newlines: number): void => {
     scanLines(buffer, lastLine, resultIndex);
     collectSummaries(buffer, compactionSummaries);
+    census?.add(buffer, newlines);
   };
   // Lines cut by a chunk boundary are joined from copies of their pieces (the chunk's memory is
   // reused for the next read), once, when the line ends: joining piece by piece copied a long
@@ -213,18 +223,19 @@ export async function scanInputFile(path: string): Promise<InputScan> {
     }
     const head = carried > 0 ? Buffer.concat([...carry, chunk.subarray(0, firstNewline + 1)], carried + firstNewline + 1) : chunk.subarray(0, firstNewline + 1);
     line += 1;
-    scan(head, line - 1);
+    scan(head, line - 1, 1);
     const lastNewline = chunk.lastIndexOf(NEWLINE);
     if (lastNewline > firstNewline) {
       const body = chunk.subarray(firstNewline + 1, lastNewline + 1);
-      line += countNewlines(body);
-      scan(body, line - 1);
+      const newlines = countNewlines(body);
+      line += newlines;
+      scan(body, line - 1, newlines);
     }
     carry = lastNewline + 1 < chunk.length ? [Buffer.from(chunk.subarray(lastNewline + 1))] : [];
     carried = chunk.length - lastNewline - 1;
   }
-  if (carried > 0) scan(Buffer.concat(carry, carried), line);
-  return { resultIndex, compactionSummaries };
+  if (carried > 0) scan(Buffer.concat(carry, carried), line, 0);
+  return { resultIndex, compactionSummaries, imageCensus: census?.result() };
 }
 
 /** The result-id index of a file (see scanInputFile). */

@@ -13,7 +13,6 @@ import { peekFirstText } from './peek-input.ts';
 import { readFileChunks } from './file-chunks.ts';
 import { resolveHygieneOptions, type HygieneOptions } from './options.ts';
 import { resolveTranscriptPolicy } from './policy.ts';
-import { scanImageCensus } from './image-census.ts';
 import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
 import { dropForeignRoles } from './foreign-roles.ts';
@@ -98,19 +97,18 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
   if ((await probeFileKind(params.path)) === 'session') {
     return sanitizeSessionFile({ path: params.path, output: params.output, options: params.options, dropForeignRoles: params.dropForeignRoles });
   }
-  const scan = await scanInputFile(params.path);
+  // Request-wide image limits need the count first (issue 29): the same scan takes it, on routes that have them.
+  const scan = await scanInputFile(params.path, { imageCensus: resolveTranscriptPolicy(resolveHygieneOptions(params.options)).requestImageLimits !== undefined });
   let compactionTimestamp: number | null = null;
   for (const summary of scan.compactionSummaries) {
     const at = compactionTimestampOf(summary);
     if (at !== undefined && (compactionTimestamp === null || at > compactionTimestamp)) compactionTimestamp = at;
   }
-  // Request-wide image limits need the count first (issue 29): one more read, only on routes that have them.
-  const imageCensus = resolveTranscriptPolicy(resolveHygieneOptions(params.options)).requestImageLimits === undefined ? undefined : await scanImageCensus(params.path);
   return sanitizeStream({
     ...params,
     input: readFileChunks(params.path),
     source: params.path,
     format,
-    options: { compactionTimestamp, imageCensus, ...params.options, resultIndex: scan.resultIndex },
+    options: { compactionTimestamp, imageCensus: scan.imageCensus, ...params.options, resultIndex: scan.resultIndex },
   });
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { OVER_REQUEST_LIMIT_TEXT, imagesToReplace, limitRequestImagesRule, replaceOldImages } from '../../transforms/limit-request-images.ts';
-import { ANTHROPIC_IMAGE_LIMITS, BEDROCK_IMAGE_LIMITS, OPENAI_IMAGE_LIMITS, imageCensusOf, oldestToReplace, perImageLimits, scanImageCensus } from '../../lib/image-census.ts';
+import { ANTHROPIC_IMAGE_LIMITS, BEDROCK_IMAGE_LIMITS, OPENAI_IMAGE_LIMITS, imageCensusOf, oldestToReplace, perImageLimits } from '../../lib/image-census.ts';
+import { scanInputFile } from '../../lib/result-index.ts';
 import { resolveHygieneOptions } from '../../lib/options.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { hygieneOutput } from '../../lib/invariants/check-command.ts';
@@ -106,9 +107,25 @@ test('the file command takes the census itself (a pre-scan), and --stats counts 
   const file = path.join(dir, 'shots.jsonl');
   const input = screenshots(22, await jpegData(32, 32));
   await writeFile(file, input.map((m) => JSON.stringify(m)).join('\n') + '\n');
-  assert.deepEqual(await scanImageCensus(file), imageCensusOf(input));
+  assert.deepEqual((await scanInputFile(file, { imageCensus: true })).imageCensus, imageCensusOf(input));
+  assert.equal((await scanInputFile(file)).imageCensus, undefined, 'not taken unless asked');
   const result = await runCli(['sanitize', file, '--provider', BEDROCK.provider, '--model-api', BEDROCK.modelApi, '--model-id', BEDROCK.modelId, '--stats']);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(JSON.parse(result.stderr).rules['limit-request-images'].replaced, 2);
   assert.equal((result.stdout.match(/over the request's image limit/g) ?? []).length, 2);
+});
+
+test("the input scan's census equals the in-memory one when image lines span its 4 MiB reads", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-request-images-'));
+  // 30 images of 300-700 KB of base64 between plain turns: many lines cross a read boundary.
+  const input = Array.from({ length: 60 }, (_, i) =>
+    i % 2 === 0
+      ? { role: 'user', content: [{ type: 'text', text: `shot ${i} é` }, { type: 'image', mimeType: 'image/png', data: 'A'.repeat(300_000 + i * 7_000) }] }
+      : { role: 'assistant', content: [{ type: 'text', text: `seen ${i}` }], stopReason: 'stop' },
+  );
+  const file = path.join(dir, 'large.jsonl');
+  await writeFile(file, input.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  const census = (await scanInputFile(file, { imageCensus: true })).imageCensus!;
+  assert.equal(census.imageChars.length, 30);
+  assert.deepEqual(census, imageCensusOf(input));
 });
