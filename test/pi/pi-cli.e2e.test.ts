@@ -53,6 +53,17 @@ function sentTexts(body: unknown): string[] {
   return texts;
 }
 
+/** The ids of the request's `tool_use` blocks. */
+function sentToolUseIds(body: unknown): string[] {
+  const ids: string[] = [];
+  if (!isRecord(body) || !Array.isArray(body.messages)) return ids;
+  for (const message of body.messages) {
+    if (!isRecord(message) || !Array.isArray(message.content)) continue;
+    for (const block of message.content) if (isRecord(block) && block.type === 'tool_use' && typeof block.id === 'string') ids.push(block.id);
+  }
+  return ids;
+}
+
 function describeRun(label: string, { run, requests }: CaseRun): string {
   const log = requests.map((request) => `${request.status} ${request.violations.map((violation) => violation.rule).join(',')}`).join('; ');
   return `${label}: exit ${run.code}; requests [${log}]\nstdout: ${run.stdout.slice(0, 400)}\nstderr: ${run.stderr.slice(0, 800)}`;
@@ -93,6 +104,9 @@ describe('pi CLI with the extension, against the strict Anthropic emulator', () 
       assert.ok(withExtension.run.stdout.includes(ANSWER), describeRun('with', withExtension));
       const sent = sentTexts(accepted[0]!.body).join('\n');
       for (const text of [...sessionCase.mustKeep, PROMPT]) assert.ok(sent.includes(text), `the accepted request lost ${JSON.stringify(text)}:\n${sent}`);
+      // Anthropic's rules ran (the provider name is one pi does not know): its valid ids went out as they were.
+      const ids = sentToolUseIds(accepted[0]!.body);
+      for (const id of sessionCase.keepIds) assert.ok(ids.includes(id), `${id} was rewritten: ${ids.join(', ')}`);
     });
   }
 });
