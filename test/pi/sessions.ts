@@ -36,7 +36,7 @@ export interface SessionCase {
 
 const BASE_TIME = Date.parse('2026-11-01T10:00:00.000Z');
 
-class SessionBuilder {
+export class SessionBuilder {
   private readonly entries: Json[] = [];
   private parent: string | null = null;
   private clock = 0;
@@ -100,10 +100,10 @@ class SessionBuilder {
   }
 }
 
-const call = (id: string, command: string): Json => ({ type: 'toolCall', id, name: 'bash', arguments: { command } });
+export const call = (id: string, command: string): Json => ({ type: 'toolCall', id, name: 'bash', arguments: { command } });
 
 /** A healthy exchange every case starts with: its user text and tool output must survive. */
-function opening(session: SessionBuilder): void {
+export function opening(session: SessionBuilder): void {
   session.user('Find the failing test in this repo.');
   session.assistant([{ type: 'text', text: 'Running the tests.' }, call('toolu_01Open', 'npm test')]);
   session.result('toolu_01Open', 'FAIL test/parser.test.ts: expected 3 got 4');
@@ -113,7 +113,7 @@ function opening(session: SessionBuilder): void {
 
 const OPENING_IDS: readonly string[] = ['toolu_01Open'];
 
-const OPENING_TEXTS = [
+export const OPENING_TEXTS = [
   'Find the failing test in this repo.',
   'FAIL test/parser.test.ts: expected 3 got 4',
   ' M lib/parser.ts',
