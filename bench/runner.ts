@@ -17,73 +17,33 @@
  * Target (issue 16): p50 <= 25 ms at 10k messages, and linear growth (the 100k p50 about 10x the
  * 10k one). `--gate` exits 1 when the 10k p50 misses the target.
  *
+ * Then the runner's real pattern (./runner-growth.ts): a context that grows by one turn per call,
+ * each call a fresh deep copy as pi 1.x hands it; the cold call, the CPU time of a call that adds
+ * one turn, and the prompt-cache share (the previous call's output bytes that the next call's
+ * output starts with). Issue 25's targets: p50 <= 5 ms at 10k and <= 25 ms at 100k for a call that
+ * adds a turn, a cold call <= 25 ms at 10k, and a cache share not below 99.7% (today's). They are
+ * printed as met or missed; `--gate` does not read them.
+ *
  * Usage: node --import tsx bench/runner.ts [--sizes 1000,10000,100000] [--runs N] [--route anthropic|openai-responses]
- *        [--seed N] [--gate] [--json]
+ *        [--seed N] [--growth-calls N (0: skip)] [--gate] [--json]
  */
 import { parseArgs } from 'node:util';
 import transcriptHygiene from '../lib/pi/extension.ts';
 import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
+import { measureGrowth, type GrowthResult } from './runner-growth.ts';
+import { generateContext } from './runner-context.ts';
 
 const TARGET_P50_MS_AT_10K = 25;
 
+/** Issue 25's targets for a call that adds one turn (CPU ms by size), the cold call at 10k, and the cache share. */
+const GROWTH_TARGET_CPU_MS: Readonly<Record<number, number>> = { 10000: 5, 100000: 25 };
+const COLD_TARGET_CPU_MS_AT_10K = 25;
+const CACHE_SHARE_FLOOR = 0.997;
+
 const MODELS: Record<string, PiModel> = {
-  anthropic: { provider: 'anthropic', api: 'anthropic-messages', id: 'claude-sonnet-4-5', reasoning: true },
-  'openai-responses': { provider: 'openai', api: 'openai-responses', id: 'gpt-5', reasoning: true },
+  anthropic: { provider: 'anthropic', api: 'anthropic-messages', id: 'claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com', reasoning: true },
+  'openai-responses': { provider: 'openai', api: 'openai-responses', id: 'gpt-5', baseUrl: 'https://api.openai.com/v1', reasoning: true },
 };
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = 'the parser reads each line of the file and the tests check that every token keeps its position while the build runs'.split(' ');
-
-/** A pi context of `size` messages for `model` (see the module comment). */
-export function generateContext(size: number, model: PiModel, seed: number): unknown[] {
-  const next = rng(seed);
-  const words = (n: number): string => Array.from({ length: n }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
-  const out: unknown[] = [];
-  let clock = Date.parse('2026-11-01T00:00:00Z');
-  let callSeq = 0;
-  const time = (): number => (clock += 1000);
-  const meta = { api: model.api, provider: model.provider, model: model.id, usage: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 150, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } };
-  const callId = (): string => (model.api === 'openai-responses' ? `call_${++callSeq}|fc_${callSeq}` : `toolu_01${(++callSeq).toString(36).padStart(8, '0')}`);
-  out.push({ role: 'compactionSummary', summary: words(60), tokensBefore: 120000, timestamp: time() });
-  while (out.length < size) {
-    out.push({ role: 'user', content: [{ type: 'text', text: words(5 + Math.floor(next() * 30)) }], timestamp: time() });
-    const turns = 1 + Math.floor(next() * 4);
-    for (let turn = 0; turn < turns && out.length < size; turn++) {
-      const calls = 1 + Math.floor(next() * 3);
-      const ids = Array.from({ length: calls }, callId);
-      const content: unknown[] = [];
-      if (model.api === 'anthropic-messages') content.push({ type: 'thinking', thinking: words(20), thinkingSignature: `Sig${ids[0]!.replace(/[^a-zA-Z0-9]/g, '')}AAAA` });
-      content.push({ type: 'text', text: words(8) });
-      for (const id of ids) content.push({ type: 'toolCall', id, name: next() < 0.5 ? 'bash' : 'read', arguments: { command: words(4), path: `src/${words(1)}.ts` } });
-      const aborted = next() < 0.003;
-      out.push({ role: 'assistant', content, ...meta, stopReason: aborted ? 'aborted' : 'toolUse', timestamp: time() });
-      const steering = !aborted && next() < 0.002;
-      ids.forEach((id, index) => {
-        if (steering && index === 0) out.push({ role: 'user', content: [{ type: 'text', text: `steer: ${words(6)}` }], timestamp: time() });
-        const blank = next() < 0.002;
-        const text = aborted ? 'Operation aborted' : blank ? '\n' : words(40 + Math.floor(next() * 600));
-        // pi's tools attach `details` (a diff, truncation facts) to some results, not all.
-        const details = next() < 0.25 ? { details: { diff: words(12) } } : {};
-        out.push({ role: 'toolResult', toolCallId: id, toolName: 'bash', content: [{ type: 'text', text }], ...details, isError: aborted, timestamp: time() });
-      });
-      if (next() < 0.02) out.push({ role: 'bashExecution', command: 'git status', output: words(10), exitCode: 0, cancelled: false, truncated: false, timestamp: time() });
-      if (next() < 0.01) out.push({ role: 'custom', customType: 'notes', content: words(12), display: true, timestamp: time() });
-    }
-    out.push({ role: 'assistant', content: [{ type: 'text', text: words(30) }], ...meta, stopReason: 'stop', timestamp: time() });
-  }
-  return out.slice(0, size);
-}
 
 /** The extension's context handler, registered on a stand-in that only records it. */
 function contextHandler(): PiContextHandler {
@@ -157,6 +117,23 @@ async function measure(size: number, runs: number, model: PiModel, seed: number)
   };
 }
 
+interface GrowthVerdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+function growthVerdicts(growth: readonly GrowthResult[]): GrowthVerdict[] {
+  const verdicts: GrowthVerdict[] = [];
+  for (const row of growth) {
+    const limit = GROWTH_TARGET_CPU_MS[row.messages];
+    if (limit !== undefined) verdicts.push({ target: `one-turn call p50 <= ${limit} ms CPU at ${row.messages}`, measured: `${row.cpuP50Ms.toFixed(1)} ms`, met: row.cpuP50Ms <= limit });
+    if (row.messages === 10000) verdicts.push({ target: `cold call <= ${COLD_TARGET_CPU_MS_AT_10K} ms CPU at 10000`, measured: `${row.coldCpuMs.toFixed(1)} ms`, met: row.coldCpuMs <= COLD_TARGET_CPU_MS_AT_10K });
+    verdicts.push({ target: `cache share >= ${(CACHE_SHARE_FLOOR * 100).toFixed(1)}% at ${row.messages}`, measured: `min ${(row.cacheShareMin * 100).toFixed(2)}%`, met: row.cacheShareMin >= CACHE_SHARE_FLOOR });
+  }
+  return verdicts;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -164,6 +141,7 @@ async function main(): Promise<void> {
       runs: { type: 'string' },
       route: { type: 'string', default: 'anthropic' },
       seed: { type: 'string', default: '16' },
+      'growth-calls': { type: 'string', default: '20' },
       gate: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -177,10 +155,20 @@ async function main(): Promise<void> {
     const runs = values.runs !== undefined ? Number(values.runs) : size <= 1000 ? 100 : size <= 10000 ? 40 : 10;
     results.push(await measure(size, runs, model, Number(values.seed)));
   }
+  const growthCalls = Number(values['growth-calls']);
+  const growth: GrowthResult[] = [];
+  if (growthCalls > 0) {
+    for (const size of sizes) {
+      // Enough history for `growthCalls` more turns after `size` messages (a turn is at most a few dozen messages).
+      const history = generateContext(size + growthCalls * 40 + 200, model, Number(values.seed));
+      growth.push(await measureGrowth(history, size, growthCalls, model));
+    }
+  }
+  const growthChecks = growthVerdicts(growth);
   const at10k = results.find((result) => result.messages === 10000);
   const meetsTarget = at10k === undefined || at10k.p50Ms <= TARGET_P50_MS_AT_10K;
   if (values.json) {
-    console.log(JSON.stringify({ route: values.route, node: process.version, targetP50MsAt10k: TARGET_P50_MS_AT_10K, meetsTarget, results }, null, 2));
+    console.log(JSON.stringify({ route: values.route, node: process.version, targetP50MsAt10k: TARGET_P50_MS_AT_10K, meetsTarget, results, growth, growthChecks }, null, 2));
   } else {
     console.log(`bench:runner, route ${values.route} (${model.provider}/${model.id}, thinking on), node ${process.version}`);
     console.log('messages    runs    p50 ms    p95 ms  cpu p50   µs/msg   changed  status');
@@ -194,6 +182,16 @@ async function main(): Promise<void> {
       console.log(`growth ${a.messages} -> ${b.messages}: p50 x${(b.p50Ms / a.p50Ms).toFixed(1)} for x${(b.messages / a.messages).toFixed(0)} messages`);
     }
     if (at10k !== undefined) console.log(`target p50 <= ${TARGET_P50_MS_AT_10K} ms at 10k: ${meetsTarget ? 'met' : 'missed'} (${at10k.p50Ms.toFixed(1)} ms)`);
+    if (growth.length > 0) {
+      console.log(`\ngrowing context, one turn per call (a fresh deep copy each call, as pi 1.x hands it; CPU ms)`);
+      console.log('messages   calls   cold  cpu p50  cpu p95  cache share min  mean');
+      for (const row of growth) {
+        console.log(
+          `${String(row.messages).padStart(8)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(5)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%`,
+        );
+      }
+      for (const check of growthChecks) console.log(`target ${check.target}: ${check.met ? 'met' : 'missed'} (${check.measured})`);
+    }
   }
   if (values.gate && !meetsTarget) process.exitCode = 1;
 }

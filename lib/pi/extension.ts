@@ -10,8 +10,9 @@
  *
  * It never throws into pi: an `invalid_replay_transcript` (the route's rules cannot make the
  * transcript valid) or any internal error is reported once, and the original messages go on.
- * In interactive and RPC mode the footer shows what the last context needed
- * ("hygiene: 2 missing results added, 1 id rewritten").
+ * In interactive and RPC mode the footer shows whose rules ran and what the last context needed
+ * ("hygiene (anthropic rules): 2 missing results added, 1 id rewritten"). The rules are the
+ * request's (./request-rules.ts: the model's api, id and base URL), not pi's provider name's.
  *
  * Secrets are redacted only when pi is started with TRANSCRIPT_HYGIENE_REDACT=secrets (./redact.ts).
  *
@@ -20,7 +21,7 @@
  */
 import { isHygieneError } from '../errors.ts';
 import { sanitizeInMemory, type InMemoryResult } from '../in-memory.ts';
-import { describeRoute, routeOf, type PiRoute } from './route.ts';
+import { describeCall, routeOf, type PiCall } from './route.ts';
 import { statusText, summarizeRepairs } from './status.ts';
 import { redactionFromEnv } from './redact.ts';
 import type { PiContextEvent, PiContextEventResult, PiExtensionAPI, PiExtensionContext } from './types.ts';
@@ -40,13 +41,13 @@ export const STATUS_KEY = 'transcript-hygiene';
 class FailureReporter {
   private readonly reported = new Set<string>();
 
-  report(error: unknown, route: PiRoute, ctx: PiExtensionContext): void {
+  report(error: unknown, call: PiCall, ctx: PiExtensionContext): void {
     const reason = error instanceof Error ? error.message : String(error);
     const code = isHygieneError(error) ? error.code : 'internal_error';
     const key = `${code}\n${reason.replace(/\d+/g, '#')}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);
-    const line = `transcript-hygiene: ${code} for ${describeRoute(route)}: ${reason}. The context was sent unchanged.`;
+    const line = `transcript-hygiene: ${code} for ${describeCall(call)}: ${reason}. The context was sent unchanged.`;
     try {
       if (ctx.hasUI) ctx.ui.notify(line, 'warning');
       // Print and JSON modes have no UI (notify does nothing there): stderr is where the user looks.
@@ -67,9 +68,9 @@ function tell(ctx: PiExtensionContext, line: string): void {
   }
 }
 
-function showStatus(ctx: PiExtensionContext, result: InMemoryResult, last: { text: string | undefined }): void {
+function showStatus(ctx: PiExtensionContext, call: PiCall, result: InMemoryResult, last: { text: string | undefined }): void {
   if (!ctx.hasUI) return;
-  const text = statusText(summarizeRepairs(result.stats));
+  const text = statusText(summarizeRepairs(result.stats), call.rules);
   if (text === last.text) return;
   last.text = text;
   try {
@@ -92,9 +93,10 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
   pi.on('context', async (event: PiContextEvent, ctx: PiExtensionContext): Promise<PiContextEventResult | undefined> => {
     const model = ctx.model;
     if (model === undefined || !Array.isArray(event.messages)) return undefined;
-    let route: PiRoute | undefined;
+    let call: PiCall | undefined;
     try {
-      route = routeOf(model, typeof pi.getThinkingLevel === 'function' ? pi.getThinkingLevel() : undefined);
+      call = routeOf(model, typeof pi.getThinkingLevel === 'function' ? pi.getThinkingLevel() : undefined);
+      const route = call.route;
       if (redactionProblem !== undefined) {
         tell(ctx, `transcript-hygiene: ${redactionProblem}`);
         redactionProblem = undefined;
@@ -102,11 +104,11 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
       // A request with no active tools defines none: tool calls and results go as text (issue 29).
       const noTools = typeof pi.getActiveTools === 'function' && pi.getActiveTools().length === 0 ? { tools: false } : {};
       const result = await sanitizeInMemory(event.messages, { ...route, ...noTools, ...limit, ...(redaction.redact === undefined ? {} : { redact: redaction.redact }) });
-      showStatus(ctx, result, lastStatus);
+      showStatus(ctx, call, result, lastStatus);
       return result.changed ? { messages: result.messages as unknown[] } : undefined;
     } catch (error) {
       try {
-        failures.report(error, route ?? routeOf(model, undefined), ctx);
+        failures.report(error, call ?? routeOf(model, undefined), ctx);
       } catch {
         // Nothing of the extension's own may reach pi.
       }

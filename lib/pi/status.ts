@@ -1,6 +1,6 @@
 /**
  * What the hygiene repaired in one context, in a few words for pi's status line
- * ("hygiene: 2 missing results added, 1 id rewritten"), from the counters the rules already keep
+ * ("hygiene (anthropic rules): 2 missing results added, 1 id rewritten"), from the counters the rules already keep
  * (lib/stats.ts).
  *
  * Counters are grouped by what they mean to a user, whatever rule kept them. Counters that record
@@ -128,10 +128,14 @@ export function summarizeRepairs(stats: HygieneStats): RepairSummary {
   return { total: parts.reduce((sum, part) => sum + part.count, 0), parts };
 }
 
-/** The status line: "hygiene: clean", or the three largest categories and how many more. */
-export function statusText(summary: RepairSummary, maxParts = 3): string {
-  if (summary.total === 0) return 'hygiene: clean';
+/**
+ * The status line: whose rules ran, then "clean" or the three largest categories and how many
+ * more ("hygiene (anthropic rules): 2 ids rewritten").
+ */
+export function statusText(summary: RepairSummary, rules: string, maxParts = 3): string {
+  const head = `hygiene (${rules} rules)`;
+  if (summary.total === 0) return `${head}: clean`;
   const shown = summary.parts.slice(0, maxParts).map((part) => `${part.count} ${part.label}`);
   const more = summary.parts.length - shown.length;
-  return `hygiene: ${shown.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+  return `${head}: ${shown.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
 }

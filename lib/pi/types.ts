@@ -1,21 +1,25 @@
 /**
  * The part of pi's extension API this extension uses, as structural types of our own.
  *
- * pi (`@mariozechner/pi-coding-agent`) is a development dependency only: the declaration files we
- * publish must not name it, or a consumer without pi installed could not type-check them. These
- * types are the subset of pi's `ExtensionAPI`, `ExtensionContext` and `ContextEvent` (0.73) that
- * the extension reads; test/pi/types.test.ts checks, against pi's real types, that pi's API is
- * assignable to them, so a change on pi's side fails the type check here.
+ * pi (`@earendil-works/pi-coding-agent` 1.x, and `@mariozechner/pi-coding-agent` 0.73 before it)
+ * is an optional peer and a development dependency only: the declaration files we publish must not
+ * name it, or a consumer without pi installed could not type-check them. These types are the
+ * subset of pi's `ExtensionAPI`, `ExtensionContext` and `ContextEvent` that the extension reads,
+ * wide enough for both lines; test/pi/types.test.ts checks, against both packages' real types,
+ * that pi's API is assignable to them, so a change on either side fails the type check here.
  */
 
-/** pi's thinking levels (`ThinkingLevel` of pi-agent-core). */
-export type PiThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+/** pi's thinking levels (`ThinkingLevel` of pi-agent-core; `max` since pi 1.x). */
+export type PiThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /** The model pi is about to call (pi-ai `Model`): the fields that decide the route. */
 export interface PiModel {
   readonly id: string;
+  /** pi's provider name: named in messages, never used to pick the rules (./route.ts). */
   readonly provider: string;
   readonly api: string;
+  /** Where the request goes (pi always sets it; optional here for hand-made models). */
+  readonly baseUrl?: string;
   /** The model supports reasoning / extended thinking. */
   readonly reasoning: boolean;
 }

@@ -243,6 +243,20 @@ export const one = createRuleStream('drop-blank-user-text', route);
     }
   });
 
+  test('pi 1.x loads the installed package by its "pi" manifest (the folder, as pi install and -e npm: do): a broken session is accepted', async () => {
+    const sessionCase = SESSION_CASES.find((candidate) => candidate.name.startsWith('user steering message'))!;
+    const packageDir = path.join(packed.app, 'node_modules', 'transcript-hygiene');
+    const emulator = await startAnthropicEmulator({ idleMs: 120_000, answer: 'emulator: accepted' });
+    try {
+      const piRun = await runPi({ baseUrl: emulator.url, session: sessionCase.lines, prompts: ['Please continue.'], extensions: [packageDir], pi: '1.x' });
+      assert.equal(piRun.code, 0, `pi exited ${piRun.code}: ${piRun.stderr.slice(0, 600)}`);
+      assert.deepEqual(emulator.requests.map((request) => request.status), [200], 'one request, accepted');
+      assert.match(piRun.stdout, /emulator: accepted/);
+    } finally {
+      await emulator.close();
+    }
+  });
+
   test('publint and attw (ESM-only profile) find nothing in the tarball', async () => {
     const publint = await run(process.execPath, [path.join(root, 'node_modules', 'publint', 'src', 'cli.js'), 'run', '--strict', packed.tarball]);
     assert.match(publint.stdout, /All good!/);

@@ -1,6 +1,6 @@
 /**
- * End to end with the real pi CLI: each broken session (sessions.ts) is resumed in print mode
- * against the strict Anthropic emulator, once without the extension and once with it (loaded from
+ * End to end with the real pi CLI, pi 1.6.0 on Node 24 and 0.73.1 on the tests' node: each broken
+ * session (sessions.ts) is resumed in print mode against the strict Anthropic emulator, once without the extension and once with it (loaded from
  * its TypeScript source with `-e`). Without it the emulator must reject the request with the
  * case's rule, which proves the case still breaks through pi; with it the emulator must accept
  * the request, and that accepted request must still hold the session's user text, its real tool
@@ -11,7 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAnthropicEmulator, type LoggedRequest } from './emulator/server.ts';
-import { EXTENSION_SOURCE, inPool, runPi, type PiRun } from './run-pi.ts';
+import { EXTENSION_SOURCE, PI_LINES, inPool, runPi, type PiLine, type PiRun } from './run-pi.ts';
 import { SESSION_CASES, type SessionCase } from './sessions.ts';
 import { isRecord } from '../../lib/types.ts';
 
@@ -23,7 +23,7 @@ interface CaseRun {
   readonly requests: readonly LoggedRequest[];
 }
 
-async function runCase(sessionCase: SessionCase, withExtension: boolean): Promise<CaseRun> {
+async function runCase(line: PiLine, sessionCase: SessionCase, withExtension: boolean): Promise<CaseRun> {
   const emulator = await startAnthropicEmulator({ idleMs: 180_000, answer: ANSWER });
   try {
     const run = await runPi({
@@ -31,6 +31,7 @@ async function runCase(sessionCase: SessionCase, withExtension: boolean): Promis
       session: sessionCase.lines,
       prompts: [PROMPT],
       extensions: withExtension ? [EXTENSION_SOURCE] : [],
+      pi: line,
     });
     return { run, requests: [...emulator.requests] };
   } finally {
@@ -53,6 +54,17 @@ function sentTexts(body: unknown): string[] {
   return texts;
 }
 
+/** The ids of the request's `tool_use` blocks. */
+function sentToolUseIds(body: unknown): string[] {
+  const ids: string[] = [];
+  if (!isRecord(body) || !Array.isArray(body.messages)) return ids;
+  for (const message of body.messages) {
+    if (!isRecord(message) || !Array.isArray(message.content)) continue;
+    for (const block of message.content) if (isRecord(block) && block.type === 'tool_use' && typeof block.id === 'string') ids.push(block.id);
+  }
+  return ids;
+}
+
 function describeRun(label: string, { run, requests }: CaseRun): string {
   const log = requests.map((request) => `${request.status} ${request.violations.map((violation) => violation.rule).join(',')}`).join('; ');
   return `${label}: exit ${run.code}; requests [${log}]\nstdout: ${run.stdout.slice(0, 400)}\nstderr: ${run.stderr.slice(0, 800)}`;
@@ -60,21 +72,23 @@ function describeRun(label: string, { run, requests }: CaseRun): string {
 
 describe('pi CLI with the extension, against the strict Anthropic emulator', () => {
   const results = new Map<string, { without: CaseRun; with: CaseRun }>();
+  const key = (line: PiLine, sessionCase: SessionCase): string => `${line}\n${sessionCase.name}`;
 
   before(async () => {
-    const jobs = SESSION_CASES.flatMap((sessionCase) => [
-      { sessionCase, withExtension: false },
-      { sessionCase, withExtension: true },
+    const pairs = PI_LINES.flatMap((line) => SESSION_CASES.map((sessionCase) => ({ line, sessionCase })));
+    const jobs = pairs.flatMap((pair) => [
+      { ...pair, withExtension: false },
+      { ...pair, withExtension: true },
     ]);
-    const runs = await inPool(jobs, 3, (job) => runCase(job.sessionCase, job.withExtension));
-    SESSION_CASES.forEach((sessionCase, index) => results.set(sessionCase.name, { without: runs[2 * index]!, with: runs[2 * index + 1]! }));
+    const runs = await inPool(jobs, 3, (job) => runCase(job.line, job.sessionCase, job.withExtension));
+    pairs.forEach((pair, index) => results.set(key(pair.line, pair.sessionCase), { without: runs[2 * index]!, with: runs[2 * index + 1]! }));
   });
 
   after(() => results.clear());
 
-  for (const sessionCase of SESSION_CASES) {
-    test(sessionCase.name, () => {
-      const { without, with: withExtension } = results.get(sessionCase.name)!;
+  for (const line of PI_LINES) for (const sessionCase of SESSION_CASES) {
+    test(`pi ${line}: ${sessionCase.name}`, () => {
+      const { without, with: withExtension } = results.get(key(line, sessionCase))!;
 
       // Without the extension: rejected, with the case's rule, and pi reports the failure.
       const rejected = without.requests.filter((request) => request.path.endsWith('/messages'));
@@ -93,6 +107,9 @@ describe('pi CLI with the extension, against the strict Anthropic emulator', () 
       assert.ok(withExtension.run.stdout.includes(ANSWER), describeRun('with', withExtension));
       const sent = sentTexts(accepted[0]!.body).join('\n');
       for (const text of [...sessionCase.mustKeep, PROMPT]) assert.ok(sent.includes(text), `the accepted request lost ${JSON.stringify(text)}:\n${sent}`);
+      // Anthropic's rules ran (the provider name is one pi does not know): its valid ids went out as they were.
+      const ids = sentToolUseIds(accepted[0]!.body);
+      for (const id of sessionCase.keepIds) assert.ok(ids.includes(id), `${id} was rewritten: ${ids.join(', ')}`);
     });
   }
 });

@@ -1,18 +1,45 @@
 /**
- * Runs the real pi CLI (the pinned dev dependency) in an isolated agent folder: its own
- * `PI_CODING_AGENT_DIR` with a models.json whose custom provider points at an emulator, its own
- * HOME and working folder (so no user or project extensions, settings or context files are
- * read), offline, and extension discovery off so only the `-e` given here loads.
+ * Runs the real pi CLI (a pinned dev dependency: pi 1.x, or 0.73) in an isolated agent folder:
+ * its own `PI_CODING_AGENT_DIR` with a models.json whose custom provider points at an emulator,
+ * its own HOME and working folder (so no user or project extensions, settings or context files
+ * are read), offline, and extension discovery off so only the `-e` given here loads.
+ *
+ * pi 0.73 runs on the node that runs the tests (20, 22 or 24). pi 1.x needs Node 22.19 or later,
+ * so it runs on the registry's Node 24 that runtimes/ pins (scripts/provision.mjs, which `npm test`
+ * runs first), whatever node runs the tests.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { MODEL_ID, PROVIDER } from './sessions.ts';
+// @ts-expect-error: a plain .mjs script without declarations
+import { runtimeNode as untypedRuntimeNode } from '../../scripts/provision.mjs';
 
-/** pi's command, run with this node (the package's bin points at it; its exports are import-only). */
+const runtimeNode = untypedRuntimeNode as (name: string) => string;
+
+/** pi 0.73's command, run with this node (the package's bin points at it; its exports are import-only). */
 export const PI_CLI = path.join(path.dirname(fileURLToPath(import.meta.resolve('@mariozechner/pi-coding-agent'))), 'cli.js');
+
+/** pi 1.x's command (its package.json `bin`: the bundled CLI). */
+export const PI1_CLI = path.join(path.dirname(fileURLToPath(import.meta.resolve('@earendil-works/pi-coding-agent'))), 'bundle', 'cli.js');
+
+/** The Node 24 that pi 1.x runs on. */
+export const PI1_NODE = runtimeNode('node24');
+
+export type PiLine = '0.73' | '1.x';
+
+/** Both lines, for the end-to-end tests to run each case on: 1.6.0 (on Node 24) and 0.73.1 (on this node). */
+export const PI_LINES: readonly PiLine[] = ['1.x', '0.73'];
+
+/** The node and CLI of a pi line; throws, naming the command that installs it, when the runtime is missing. */
+export function piCommand(line: PiLine): { node: string; cli: string } {
+  if (line === '0.73') return { node: process.execPath, cli: PI_CLI };
+  if (!existsSync(PI1_NODE)) throw new Error(`pi 1.x needs the Node 24 runtime at ${PI1_NODE}: run npm run provision (or npm ci --prefix runtimes)`);
+  return { node: PI1_NODE, cli: PI1_CLI };
+}
 
 /** The extension as TypeScript source: pi loads .ts extensions itself (through jiti). */
 export const EXTENSION_SOURCE = path.resolve(import.meta.dirname, '../../lib/pi/extension.ts');
@@ -38,10 +65,16 @@ export interface PiRunOptions {
   readonly mode?: 'print' | 'rpc';
   /** The custom provider's api (default `anthropic-messages`). */
   readonly api?: string;
+  /** The model id the custom provider serves (default MODEL_ID, a Claude model). */
+  readonly modelId?: string;
+  /** Which pi (default 0.73 on this node). */
+  readonly pi?: PiLine;
   readonly timeoutMs?: number;
 }
 
 export async function runPi(options: PiRunOptions): Promise<PiRun> {
+  const { node, cli } = piCommand(options.pi ?? '0.73');
+  const modelId = options.modelId ?? MODEL_ID;
   const home = await mkdtemp(path.join(tmpdir(), 'th-pi-'));
   try {
     const agentDir = path.join(home, 'agent');
@@ -54,7 +87,7 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
           baseUrl: options.baseUrl,
           api: options.api ?? 'anthropic-messages',
           apiKey: 'emulator-key',
-          models: [{ id: MODEL_ID, name: 'Claude via emulator', reasoning: true, input: ['text', 'image'], contextWindow: 200000, maxTokens: 8192 }],
+          models: [{ id: modelId, name: 'model via emulator', reasoning: true, input: ['text', 'image'], contextWindow: 200000, maxTokens: 8192 }],
         },
       },
     };
@@ -63,7 +96,7 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
     await writeFile(sessionFile, options.session.join('\n') + '\n');
     const rpc = options.mode === 'rpc';
     const args = [
-      PI_CLI,
+      cli,
       ...(rpc ? ['--mode', 'rpc'] : ['-p']),
       '--no-extensions',
       ...(options.extensions ?? []).flatMap((extension) => ['-e', extension]),
@@ -73,7 +106,7 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
       '--session',
       sessionFile,
       '--model',
-      `${PROVIDER}/${MODEL_ID}`,
+      `${PROVIDER}/${modelId}`,
       '--thinking',
       options.thinking ?? 'medium',
       ...(rpc ? [] : options.prompts),
@@ -86,7 +119,7 @@ export async function runPi(options: PiRunOptions): Promise<PiRun> {
       NO_COLOR: '1',
     };
     return await new Promise<PiRun>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { cwd: work, env, stdio: [rpc ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+      const child = spawn(node, args, { cwd: work, env, stdio: [rpc ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       const prompts = [...options.prompts];

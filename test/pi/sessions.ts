@@ -9,7 +9,11 @@
  * message), which the hygiene must pass through untouched.
  */
 
-/** The custom provider the tests configure in pi (models.json), and the model the sessions ran on. */
+/**
+ * The custom provider the tests configure in pi (models.json): a name neither pi nor the policy
+ * table knows, as a company proxy's would be, so the rules must come from the request (the api
+ * and the Claude model id), and the model the sessions ran on.
+ */
 export const PROVIDER = 'emulator';
 export const MODEL_ID = 'claude-sonnet-4-5';
 const API = 'anthropic-messages';
@@ -26,11 +30,13 @@ export interface SessionCase {
   readonly lines: readonly string[];
   /** Texts of the session (user words, real tool outputs, pi's own messages) that must reach the provider. */
   readonly mustKeep: readonly string[];
+  /** Valid Anthropic tool-call ids of the session that must reach the provider as they are (Anthropic's rules keep them). */
+  readonly keepIds: readonly string[];
 }
 
 const BASE_TIME = Date.parse('2026-11-01T10:00:00.000Z');
 
-class SessionBuilder {
+export class SessionBuilder {
   private readonly entries: Json[] = [];
   private parent: string | null = null;
   private clock = 0;
@@ -94,10 +100,10 @@ class SessionBuilder {
   }
 }
 
-const call = (id: string, command: string): Json => ({ type: 'toolCall', id, name: 'bash', arguments: { command } });
+export const call = (id: string, command: string): Json => ({ type: 'toolCall', id, name: 'bash', arguments: { command } });
 
 /** A healthy exchange every case starts with: its user text and tool output must survive. */
-function opening(session: SessionBuilder): void {
+export function opening(session: SessionBuilder): void {
   session.user('Find the failing test in this repo.');
   session.assistant([{ type: 'text', text: 'Running the tests.' }, call('toolu_01Open', 'npm test')]);
   session.result('toolu_01Open', 'FAIL test/parser.test.ts: expected 3 got 4');
@@ -105,7 +111,9 @@ function opening(session: SessionBuilder): void {
   session.custom('Reminder from the notes extension: the parser owns line numbers.');
 }
 
-const OPENING_TEXTS = [
+const OPENING_IDS: readonly string[] = ['toolu_01Open'];
+
+export const OPENING_TEXTS = [
   'Find the failing test in this repo.',
   'FAIL test/parser.test.ts: expected 3 got 4',
   ' M lib/parser.ts',
@@ -129,6 +137,7 @@ function erroredCallWithSyntheticResult(): SessionCase {
     rejectedBy: 'anthropic/unexpected-tool-result',
     lines: session.lines(),
     mustKeep: [...OPENING_TEXTS, 'Open the parser.', 'Try that again please.'],
+    keepIds: OPENING_IDS,
   };
 }
 
@@ -145,6 +154,7 @@ function abortedCallWithSyntheticResult(): SessionCase {
     rejectedBy: 'anthropic/unexpected-tool-result',
     lines: session.lines(),
     mustKeep: [...OPENING_TEXTS, 'Run the linter.', 'Never mind, fix the parser instead.'],
+    keepIds: OPENING_IDS,
   };
 }
 
@@ -161,6 +171,7 @@ function steeringBetweenCallAndResult(): SessionCase {
     rejectedBy: 'anthropic/unexpected-tool-result',
     lines: session.lines(),
     mustKeep: [...OPENING_TEXTS, 'Also look at the lexer while you are there.', 'export function parse(source) { return lex(source).length + 1; }'],
+    keepIds: [...OPENING_IDS, 'toolu_01Steer'],
   };
 }
 
@@ -188,6 +199,7 @@ function compactionCutCallFromResult(): SessionCase {
       'Reminder from the notes extension: keep the public API.',
       'Good, now update the changelog.',
     ],
+    keepIds: ['toolu_01After'],
   };
 }
 
@@ -208,6 +220,7 @@ function kimiIdsRepeatedAcrossTurns(): SessionCase {
     rejectedBy: 'anthropic/duplicate-tool-use-id',
     lines: session.lines(),
     mustKeep: [...OPENING_TEXTS, 'Check the two config files.', '{ "strict": true }', '{ "name": "demo" }', 'Now switch to Claude and summarize them.'],
+    keepIds: OPENING_IDS,
   };
 }
 
@@ -226,6 +239,7 @@ function emptyToolOutputs(): SessionCase {
     rejectedBy: 'anthropic/blank-text',
     lines: session.lines(),
     mustKeep: [...OPENING_TEXTS, 'Create the build folder and touch the marker.', 'Thanks. Now run the build.'],
+    keepIds: [...OPENING_IDS, 'toolu_01Empty', 'toolu_01Blank'],
   };
 }
 

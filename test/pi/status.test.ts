@@ -16,20 +16,25 @@ describe('status line', () => {
       }),
     );
     assert.equal(summary.total, 7);
-    assert.equal(statusText(summary), 'hygiene: 3 orphan results dropped, 2 missing results added, 1 result moved (+1 more)');
-    assert.equal(statusText(summary, 5), 'hygiene: 3 orphan results dropped, 2 missing results added, 1 result moved, 1 id rewritten');
+    assert.equal(statusText(summary, 'anthropic'), 'hygiene (anthropic rules): 3 orphan results dropped, 2 missing results added, 1 result moved (+1 more)');
+    assert.equal(statusText(summary, 'anthropic', 5), 'hygiene (anthropic rules): 3 orphan results dropped, 2 missing results added, 1 result moved, 1 id rewritten');
+  });
+
+  test('names whose rules ran', () => {
+    assert.equal(statusText(summarizeRepairs(stats({ 'sanitize-tool-call-ids': { idsRewritten: 2 } })), 'anthropic'), 'hygiene (anthropic rules): 2 ids rewritten');
+    assert.equal(statusText(summarizeRepairs(stats({})), 'generic openai-completions'), 'hygiene (generic openai-completions rules): clean');
   });
 
   test('bookkeeping is not a repair; an unknown counter still counts', () => {
-    assert.equal(statusText(summarizeRepairs(stats({ 'sanitize-images': { kept: 4 }, 'strip-tool-result-details': { detailsStripped: 9 } }))), 'hygiene: clean');
-    assert.equal(statusText(summarizeRepairs(stats({ 'a-future-rule': { rewrapped: 2 } }))), 'hygiene: 2 other fixes');
-    assert.equal(statusText(summarizeRepairs(stats({ 'sanitize-images': { omitted: 1, omittedUndecodable: 1 } }))), 'hygiene: 1 image fixed');
+    assert.equal(statusText(summarizeRepairs(stats({ 'sanitize-images': { kept: 4 }, 'strip-tool-result-details': { detailsStripped: 9 } })), 'anthropic'), 'hygiene (anthropic rules): clean');
+    assert.equal(statusText(summarizeRepairs(stats({ 'a-future-rule': { rewrapped: 2 } })), 'anthropic'), 'hygiene (anthropic rules): 2 other fixes');
+    assert.equal(statusText(summarizeRepairs(stats({ 'sanitize-images': { omitted: 1, omittedUndecodable: 1 } })), 'anthropic'), 'hygiene (anthropic rules): 1 image fixed');
   });
 
   test('a renamed tool call counts once; a call kept with its malformed name is no repair', () => {
     const renamed = stats({ 'enforce-tool-name-pattern': { namesRenamed: 2, resultsRenamed: 2 }, 'validate-tool-call-inputs': { keptAnsweredMisnamedCalls: 2 } });
-    assert.equal(statusText(summarizeRepairs(renamed)), 'hygiene: 2 tool names rewritten');
-    assert.equal(statusText(summarizeRepairs(stats({ 'enforce-tool-name-pattern': { malformedNamesKept: 1 }, 'validate-tool-call-inputs': { keptAnsweredMisnamedCalls: 1 } }))), 'hygiene: clean');
+    assert.equal(statusText(summarizeRepairs(renamed), 'anthropic'), 'hygiene (anthropic rules): 2 tool names rewritten');
+    assert.equal(statusText(summarizeRepairs(stats({ 'enforce-tool-name-pattern': { malformedNamesKept: 1 }, 'validate-tool-call-inputs': { keptAnsweredMisnamedCalls: 1 } })), 'anthropic'), 'hygiene (anthropic rules): clean');
   });
 
   test("reads the pipeline's own counters", () => {
@@ -44,6 +49,6 @@ describe('status line', () => {
       { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' },
     );
     assert.ok(!(result instanceof Promise));
-    assert.equal(statusText(summarizeRepairs(result.stats)), 'hygiene: 1 missing result added, 1 orphan result dropped');
+    assert.equal(statusText(summarizeRepairs(result.stats), 'anthropic'), 'hygiene (anthropic rules): 1 missing result added, 1 orphan result dropped');
   });
 });

@@ -15,12 +15,9 @@
 import { checkTranscript } from '../../../lib/invariants/index.ts';
 import { isRecord } from '../../../lib/types.ts';
 
-export interface WireViolation {
-  /** `anthropic/<rule>` from lib/invariants, or `wire/<rule>` for the wire-level checks here. */
-  readonly rule: string;
-  /** The error text the API answers with, location first (`messages.3.content.1: ...`). */
-  readonly message: string;
-}
+import type { WireViolation } from './api.ts';
+
+export type { WireViolation } from './api.ts';
 
 interface Origin {
   readonly message: number;

@@ -1,0 +1,117 @@
+/**
+ * The runner's real pattern for `npm run bench:runner`: a context that grows by one turn between
+ * model calls, each call handed to the extension as pi 1.x hands it (a fresh `structuredClone` of
+ * the whole history, which is pi's cost and not timed). For each size: the cold call (a new pi
+ * process: the extension's first call at that size), the CPU time of each following call that
+ * adds one turn, and the prompt-cache share.
+ *
+ * Prompt-cache share: providers cache a request by its prefix, so the bytes of the previous call's
+ * output that come back unchanged at the start of the next call's output are bytes the user pays
+ * the cache price for, not the full one. Measured on the JSON of the output messages, in order:
+ * the common prefix of the two outputs' bytes over the previous output's bytes.
+ */
+import transcriptHygiene from '../lib/pi/extension.ts';
+import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
+
+export interface GrowthResult {
+  readonly messages: number;
+  /** Calls that each added one turn (after the cold one). */
+  readonly calls: number;
+  /** CPU time of the first call of a fresh extension at this size. */
+  readonly coldCpuMs: number;
+  readonly cpuP50Ms: number;
+  readonly cpuP95Ms: number;
+  /** Prompt-cache share over the calls: the lowest and the mean. */
+  readonly cacheShareMin: number;
+  readonly cacheShareMean: number;
+}
+
+function contextHandler(): PiContextHandler {
+  let handler: PiContextHandler | undefined;
+  const api: PiExtensionAPI = {
+    on: (_event, registered) => {
+      handler = registered;
+    },
+    getThinkingLevel: () => 'medium',
+  };
+  transcriptHygiene(api);
+  return handler!;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Where a runner calls the model: right before each assistant message (the history then ends with a user turn or tool results). */
+export function callPoints(history: readonly unknown[], from: number, count: number): number[] {
+  const points: number[] = [];
+  for (let i = from; i < history.length && points.length < count; i++) {
+    const message = history[i] as { role?: unknown };
+    if (message.role === 'assistant') points.push(i);
+  }
+  return points;
+}
+
+/** The share of `previous`'s bytes that `next` starts with (both: the JSON of each message, in order). */
+export function prefixShare(previous: readonly string[], next: readonly string[]): number {
+  let total = 0;
+  for (const text of previous) total += Buffer.byteLength(text);
+  if (total === 0) return 1;
+  let same = 0;
+  for (let i = 0; i < previous.length; i++) {
+    const a = previous[i]!;
+    const b = next[i];
+    if (a === b) {
+      same += Buffer.byteLength(a);
+      continue;
+    }
+    if (b !== undefined) {
+      let k = 0;
+      while (k < a.length && k < b.length && a.charCodeAt(k) === b.charCodeAt(k)) k++;
+      same += Buffer.byteLength(a.slice(0, k));
+    }
+    break;
+  }
+  return same / total;
+}
+
+function cpuMs(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+/** `history` holds at least `size` messages plus `calls` more turns. */
+export async function measureGrowth(history: readonly unknown[], size: number, calls: number, model: PiModel): Promise<GrowthResult> {
+  const handler = contextHandler();
+  const ctx: PiExtensionContext = { hasUI: true, model, ui: { notify: () => {}, setStatus: () => {} } };
+  const points = callPoints(history, size, calls + 1);
+  if (points.length < calls + 1) throw new Error(`the history has ${points.length - 1} turns after ${size} messages, ${calls} wanted`);
+  const run = async (end: number): Promise<{ cpu: number; output: string[] }> => {
+    const messages = structuredClone(history.slice(0, end)) as unknown[];
+    const event: PiContextEvent = { type: 'context', messages };
+    const start = process.cpuUsage();
+    const result = (await handler(event, ctx)) as PiContextEventResult | undefined;
+    const cpu = cpuMs(start);
+    return { cpu, output: (result?.messages ?? messages).map((message) => JSON.stringify(message)) };
+  };
+  const cold = await run(points[0]!);
+  let previous = cold.output;
+  const cpus: number[] = [];
+  const shares: number[] = [];
+  for (const end of points.slice(1)) {
+    const { cpu, output } = await run(end);
+    cpus.push(cpu);
+    shares.push(prefixShare(previous, output));
+    previous = output;
+  }
+  cpus.sort((a, b) => a - b);
+  return {
+    messages: size,
+    calls,
+    coldCpuMs: cold.cpu,
+    cpuP50Ms: percentile(cpus, 50),
+    cpuP95Ms: percentile(cpus, 95),
+    cacheShareMin: Math.min(...shares),
+    cacheShareMean: shares.reduce((sum, share) => sum + share, 0) / shares.length,
+  };
+}
