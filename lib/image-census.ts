@@ -79,7 +79,7 @@ function isImageBlock(block: unknown): block is { type: 'image'; data?: unknown 
 }
 
 /** Adds the image blocks of one message to `chars`; returns their total length. */
-function collect(message: unknown, chars: number[]): number {
+export function collect(message: unknown, chars: number[]): number {
   // Role-less messages never reach the image stage (drop-role-less-messages), so they are not counted.
   if (!isRecord(message) || typeof message.role !== 'string' || message.role === '' || !Array.isArray(message.content)) return 0;
   let total = 0;

@@ -54,6 +54,8 @@ export interface ReadDatabaseSessionOptions extends HygieneOptions {
   maxSeq?: number;
   /** Record each message's seq as its line (sessionFileLineOf gives it back). */
   recordFileLines?: boolean;
+  /** Count the emitted messages' images before they flow (read.ts). */
+  takeImageCensus?: boolean;
 }
 
 interface RowStatements {

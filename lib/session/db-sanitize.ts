@@ -11,7 +11,7 @@ import type { Transcript } from '../read-transcript.ts';
 import { readDatabaseSession, type DatabaseSession } from './db-read.ts';
 import { resolveDatabaseSession } from './db-sessions.ts';
 import { openOpenClawDatabase, type OpenClawDatabase } from './openclaw-db.ts';
-import { sanitizeSessionMessages, type SessionHygieneStats } from './sanitize.ts';
+import { routeWantsImageCensus, sanitizeSessionMessages, type SessionHygieneStats } from './sanitize.ts';
 import { sessionFileLineOf } from './read.ts';
 
 export interface DatabaseSessionParams {
@@ -38,7 +38,13 @@ export async function withDatabaseSession<T>(params: DatabaseSessionParams, use:
   const db = await openOpenClawDatabase(params.path, { source: params.source, busyTimeoutMs: params.busyTimeoutMs });
   try {
     const { sessionId, key } = resolveDatabaseSession(db, params.session);
-    const session = await readDatabaseSession(db, sessionId, { ...params.options, busyTimeoutMs: params.busyTimeoutMs, maxSeq: params.maxSeq, recordFileLines: params.recordFileLines });
+    const session = await readDatabaseSession(db, sessionId, {
+      ...params.options,
+      busyTimeoutMs: params.busyTimeoutMs,
+      maxSeq: params.maxSeq,
+      recordFileLines: params.recordFileLines,
+      takeImageCensus: routeWantsImageCensus(params.options),
+    });
     try {
       if (session.stats.messages === 0) {
         throw new HygieneError('input_empty', `${db.source}: session ${sessionId}: no message on its active path`, { source: db.source });

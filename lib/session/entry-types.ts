@@ -38,6 +38,8 @@ export const F_SPECULATIVE = 4;
 export const F_MENTIONS_SUMMARY = 8;
 /** Removed again: a speculative line that turned out not to be JSON. */
 export const F_DEAD = 16;
+/** The line holds `"image"` somewhere (it may carry an image block): the image census reads it. */
+export const F_MENTIONS_IMAGE = 32;
 
 /** Parent slot values besides a name: null, and a parentId that is not a non-empty string. */
 export const PARENT_NULL = -1;

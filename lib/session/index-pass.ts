@@ -34,6 +34,7 @@ import {
   CANONICAL_TYPES,
   F_DEAD,
   F_EMITS,
+  F_MENTIONS_IMAGE,
   F_MENTIONS_SUMMARY,
   F_SIDE,
   F_SPECULATIVE,
@@ -165,6 +166,7 @@ class RestartIndex {
 
 const APPEND_MODE = Buffer.from('"appendMode"', 'latin1');
 const SUMMARY_ROLE = Buffer.from('"compactionSummary"', 'latin1');
+const IMAGE_TYPE = Buffer.from('"image"', 'latin1');
 const OPEN_BRACE = 0x7b;
 const MAX_LISTED_MALFORMED = 100;
 
@@ -256,6 +258,9 @@ class IndexBuilder {
   private readonly summaryHits: number[] = [];
   private readonly appendCursor = { at: 0 };
   private readonly summaryCursor = { at: 0 };
+  /** Where `"image"` stands in the current chunk, found in every mode (the image census reads only those entries). */
+  private readonly imageHits: number[] = [];
+  private readonly imageCursor = { at: 0 };
   private lastNonBlank = -1;
   private lastFailed: { offset: number; length: number; line: number } | undefined;
 
@@ -270,6 +275,8 @@ class IndexBuilder {
   }
 
   chunk(buffer: Buffer, end: number): void {
+    findAll(buffer, end, IMAGE_TYPE, this.imageHits);
+    this.imageCursor.at = 0;
     if (this.fullParse) return;
     findAll(buffer, end, APPEND_MODE, this.appendHits);
     findAll(buffer, end, SUMMARY_ROLE, this.summaryHits);
@@ -278,6 +285,16 @@ class IndexBuilder {
   }
 
   line(buffer: Buffer, start: number, end: number, offset: number, line: number): void {
+    const before = this.types.length;
+    this.entryLine(buffer, start, end, offset, line);
+    // A line makes at most one entry: it is flagged when its bytes hold "image".
+    if (this.types.length > before && hitIn(this.imageHits, this.imageCursor, start, end)) {
+      const entry = this.types.length - 1;
+      this.flagBits.set(entry, this.flagBits.get(entry) | F_MENTIONS_IMAGE);
+    }
+  }
+
+  private entryLine(buffer: Buffer, start: number, end: number, offset: number, line: number): void {
     if (start === end) return;
     if (
       !this.fullParse &&

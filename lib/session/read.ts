@@ -28,7 +28,8 @@ import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, 
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
 import { ResultIdIndex } from '../result-index.ts';
 import { InvalidUtf8Counter, replacementsIn, type InvalidUtf8 } from '../utf8-replacements.ts';
-import { F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
+import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
+import { collect as collectImages, type ImageCensus } from '../image-census.ts';
 import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
 
 export interface ReadSessionOptions extends HygieneOptions {
@@ -40,6 +41,8 @@ export interface ReadSessionOptions extends HygieneOptions {
   fullParse?: boolean;
   /** Remember each message's line in the file (sessionFileLineOf), for reports that name it. */
   recordFileLines?: boolean;
+  /** Count the emitted messages' images before they flow (routes with request-wide image limits). */
+  takeImageCensus?: boolean;
 }
 
 /** The file line each projected message came from, when read with recordFileLines. */
@@ -298,10 +301,11 @@ interface Prepared {
   modelSwitchedAt: number | undefined;
   resultIndex: ResultIdIndex;
   bytesRead: number;
+  imageCensus: ImageCensus | undefined;
 }
 
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
-async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean }, now: () => number): Promise<Prepared> {
+async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean; takeImageCensus?: boolean }, now: () => number): Promise<Prepared> {
   const plan = planEmission(index);
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
   const texts = await entries.open('prepare');
@@ -349,6 +353,22 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       if (position > 0) resultIndex.recordHash(index.resultHash.get(i), position);
     }
     const model = await modelOf(index, plan.path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
+    let imageCensus: ImageCensus | undefined;
+    if (route.takeImageCensus === true) {
+      // Only entries whose bytes hold "image" are read again (the index flagged them); the rest count by length.
+      const imageChars: number[] = [];
+      let otherBytes = 0;
+      for (const entry of plan.entries) {
+        const type = index.type.get(entry);
+        const length = index.length.get(entry);
+        let images = 0;
+        if ((index.flags.get(entry) & F_MENTIONS_IMAGE) !== 0 && (type === T_MESSAGE || type === T_CUSTOM_MESSAGE)) {
+          images = collectImages(projectLine(context, type, index.line.get(entry), await readEntry(entry), undefined, 0), imageChars);
+        }
+        otherBytes += Math.max(0, length - images);
+      }
+      imageCensus = { imageChars, otherBytes };
+    }
     return {
       readPlan,
       pathLength: plan.path.length,
@@ -360,6 +380,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       modelSwitchedAt: modelSwitchedAtOf(index, plan.path, route, now),
       resultIndex,
       bytesRead: texts.bytesRead,
+      imageCensus,
     };
   } finally {
     await texts.close();
@@ -396,7 +417,7 @@ export function overBatches(batches: () => AsyncGenerator<Message[]>): Pick<Sess
  * The messages of an indexed session (a file's, or a database session's): the few reads that
  * decide the facts now, the read pass when the messages are iterated.
  */
-export async function readIndexedSession(index: SessionIndex, entries: EntrySource, options: HygieneOptions & { recordFileLines?: boolean } = {}): Promise<SessionMessages> {
+export async function readIndexedSession(index: SessionIndex, entries: EntrySource, options: HygieneOptions & { recordFileLines?: boolean; takeImageCensus?: boolean } = {}): Promise<SessionMessages> {
   const { path, source } = index;
   const prepared = await prepare(index, entries, options, options.now ?? Date.now);
   const { readPlan, summary, modelSwitchedAt } = prepared;
@@ -489,6 +510,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
         compactionTimestamp: base.compactionTimestamp !== undefined ? base.compactionTimestamp : prepared.compactionTimestamp,
         modelSwitchedAt: base.modelSwitchedAt ?? modelSwitchedAt,
         resultIndex: prepared.resultIndex,
+        imageCensus: base.imageCensus ?? prepared.imageCensus,
       };
     },
     ...overBatches(batches),

@@ -7,7 +7,8 @@ import { Buffer } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { createPipeline } from '../pipeline.ts';
 import { JsonlWriter } from '../jsonl.ts';
-import type { HygieneOptions } from '../options.ts';
+import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
+import { resolveTranscriptPolicy } from '../policy.ts';
 import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
 import { dropForeignRoles } from '../foreign-roles.ts';
@@ -42,8 +43,13 @@ export interface SessionHygieneStats extends HygieneStats {
   session: SessionReadStats & { leafId: string | null; compacted: boolean };
 }
 
+/** Whether the route limits the images of a whole request, so the input's images must be counted before they flow. */
+export function routeWantsImageCensus(options: HygieneOptions): boolean {
+  return options.imageCensus === undefined && resolveTranscriptPolicy(resolveHygieneOptions(options)).requestImageLimits !== undefined;
+}
+
 export async function sanitizeSessionFile(params: SanitizeSessionParams): Promise<SessionHygieneStats> {
-  const session = await readSessionMessages(params.path, { ...params.options, source: params.source ?? params.path });
+  const session = await readSessionMessages(params.path, { ...params.options, source: params.source ?? params.path, takeImageCensus: routeWantsImageCensus(params.options) });
   return sanitizeSessionMessages(session, params);
 }
 

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { OVER_REQUEST_LIMIT_TEXT, imagesToReplace, limitRequestImagesRule, replaceOldImages } from '../../transforms/limit-request-images.ts';
 import { ANTHROPIC_IMAGE_LIMITS, BEDROCK_IMAGE_LIMITS, OPENAI_IMAGE_LIMITS, imageCensusOf, oldestToReplace, perImageLimits } from '../../lib/image-census.ts';
 import { scanInputFile } from '../../lib/result-index.ts';
+import { readSessionMessages } from '../../lib/session/read.ts';
 import { resolveHygieneOptions } from '../../lib/options.ts';
 import { resolveTranscriptPolicy } from '../../lib/policy.ts';
 import { hygieneOutput } from '../../lib/invariants/check-command.ts';
@@ -128,4 +129,24 @@ test("the input scan's census equals the in-memory one when image lines span its
   const census = (await scanInputFile(file, { imageCensus: true })).imageCensus!;
   assert.equal(census.imageChars.length, 30);
   assert.deepEqual(census, imageCensusOf(input));
+});
+
+test('a session file gets its census from the index: only its image entries are read again, and abandoned branches do not count', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'th-request-images-'));
+  const data = await jpegData(32, 32);
+  const header = { type: 'session', version: 3, id: '01982a6e-5c00-7a3b-9d2e-4f1c8b7a6e99', timestamp: '2026-07-20T09:00:00.000Z', cwd: '/srv' };
+  const entry = (id: string, parentId: string | null, message: Message) => ({ type: 'message', id, parentId, timestamp: '2026-07-20T09:00:01.000Z', message });
+  const path22 = screenshots(22, data).map((message, i) => entry(`e${i}`, i === 0 ? null : `e${i - 1}`, message));
+  // Written right after the first turn: a branch off it with three more images. The last entry
+  // written (e43) is the leaf, so the branch is abandoned: never sent, never counted.
+  const branch = [0, 1, 2].map((i) => entry(`x${i}`, i === 0 ? 'e0' : `x${i - 1}`, user([text(`old ${i}`), { type: 'image', data, mimeType: 'image/jpeg' }])));
+  const file = path.join(dir, 'shots.session.jsonl');
+  await writeFile(file, [header, path22[0], ...branch, ...path22.slice(1)].map((line) => JSON.stringify(line)).join('\n') + '\n');
+  const census = (await readSessionMessages(file, { ...BEDROCK, takeImageCensus: true })).hygieneOptions().imageCensus!;
+  assert.equal(census.imageChars.length, 22, 'the path holds 22 images, the branch 3 more');
+  assert.equal((await readSessionMessages(file, BEDROCK)).hygieneOptions().imageCensus, undefined, 'not taken unless asked');
+  const result = await runCli(['sanitize', file, '--provider', BEDROCK.provider, '--model-api', BEDROCK.modelApi, '--model-id', BEDROCK.modelId, '--stats']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(JSON.parse(result.stderr).rules['limit-request-images'].replaced, 2);
+  assert.equal((result.stdout.match(/over the request's image limit/g) ?? []).length, 2);
 });
