@@ -96,7 +96,7 @@ describe('patched lines are the bytes JSON.stringify writes', () => {
   });
 
   test('the property generator on every representative policy', async () => {
-    const runs = Math.max(1, Math.min(Number(process.env.PROPERTY_RUNS ?? 200), 2000));
+    const runs = Math.max(1, Math.min(Number(process.env.PROPERTY_RUNS ?? 50), 2000));
     for (const policy of POLICIES) {
       const tally = tallyOf(`properties ${policy.name}`);
       await fc.assert(
