@@ -38,6 +38,17 @@ function rememberRawLine(message: object, line: string): void {
   Object.defineProperty(message, RAW_LINE, { value: line, configurable: true });
 }
 
+/**
+ * A message parsed from `line` that keeps it as its original line, as the reader's messages do:
+ * for lines this process wrote itself (a spilled message: lib/spill-lines.ts), so a message that
+ * went to disk and back is still copied or patched on output, not stringified.
+ */
+export function parseKeepingLine(line: string): Message {
+  const message = JSON.parse(line) as Message;
+  if (isRecord(message)) rememberRawLine(message, line);
+  return message;
+}
+
 /** The original line of a message read from JSONL, if it is still the same object. */
 export function rawLineOf(message: Message): string | undefined {
   return (message as { [RAW_LINE]?: string })[RAW_LINE];

@@ -7,7 +7,8 @@
  * generator's transcripts (test/properties/arbitraries.ts) on every representative policy, and
  * the bench workloads (bench/generate.ts) on the routes the bench runs, both as bare messages
  * and as session entries (the reader's fast path keeps the message's own text as its line).
- * Each input also asserts the patch path was taken (some copies came out patched), so a change
+ * The bench workloads run again with a one-byte memory budget, so every held message goes
+ * through a spill file and back (lib/spill-lines.ts keeps its line). Each input also asserts the patch path was taken (some copies came out patched), so a change
  * that quietly sends every copy to the stringify path fails here too.
  */
 import { test, describe, after } from 'node:test';
@@ -27,15 +28,16 @@ import { transcriptArbitrary } from '../properties/arbitraries.ts';
 import { POLICIES, PROPERTY_NOW } from '../properties/harness.ts';
 import { generateSession } from '../../bench/generate.ts';
 
-/** How the pipeline's copies were written: patched from their line, or stringified. */
+/** How the pipeline's messages were written: their line copied, patched, or stringified. */
 interface Tally {
+  copied: number;
   patched: number;
   stringified: number;
 }
 
 const tallies = new Map<string, Tally>();
 after(() => {
-  for (const [name, t] of tallies) process.stdout.write(`# ${name}: ${t.patched} copies patched, ${t.stringified} stringified\n`);
+  for (const [name, t] of tallies) process.stdout.write(`# ${name}: ${t.copied} lines copied, ${t.patched} patched, ${t.stringified} stringified\n`);
 });
 
 /**
@@ -64,16 +66,15 @@ async function checkLines(lines: readonly string[], options: HygieneOptions, tal
   for (const message of out) {
     const stringified = JSON.stringify(message) + '\n';
     assert.equal(stringifyMessage(message), stringified);
-    if (rawLineOf(message) === undefined && derivationOf(message) !== undefined) {
-      if (patchedLineOf(message) !== undefined) tally.patched++;
-      else tally.stringified++;
-    }
+    if (rawLineOf(message) !== undefined) tally.copied++;
+    else if (derivationOf(message) !== undefined && patchedLineOf(message) !== undefined) tally.patched++;
+    else tally.stringified++;
   }
 }
 
 function tallyOf(name: string): Tally {
   let t = tallies.get(name);
-  if (t === undefined) tallies.set(name, (t = { patched: 0, stringified: 0 }));
+  if (t === undefined) tallies.set(name, (t = { copied: 0, patched: 0, stringified: 0 }));
   return t;
 }
 
@@ -127,6 +128,15 @@ describe('patched lines are the bytes JSON.stringify writes', () => {
           await checkLines(lines, route, tally);
           await checkLines(lines.map((line, i) => entryLine(JSON.parse(line), i)), route, tally);
           if (workload === 'mixed-details') assert.ok(tally.patched > 0, `${workload} on ${route.modelApi}: some copies were patched`);
+          // A one-byte memory budget: everything any rule holds goes to disk and back (lib/spill-lines.ts).
+          const spilled = tallyOf(`bench ${workload} ${route.modelApi}, spilled`);
+          await checkLines(lines, { ...route, memoryBudgetBytes: 1 }, spilled);
+          // Anthropic: held messages spill through the queues' codec. Other routes also park results
+          // in lib/frames.ts's SpillStore, which still stringifies (most of them at this budget).
+          if (route.provider === 'anthropic') {
+            const kept = spilled.copied + spilled.patched;
+            assert.ok(kept > 4 * spilled.stringified, `${workload} on ${route.modelApi}, spilled: ${kept} lines kept, ${spilled.stringified} stringified`);
+          }
         }
       }
     } finally {
