@@ -13,11 +13,15 @@
  * either way (test/differential/patched-lines.test.ts runs with a one-byte budget).
  */
 import { messageSize, type SpillCodec } from './frames.ts';
-import { parseKeepingLine, patchedLineOf } from './jsonl.ts';
+import { parseKeepingLine, patchedLineOf, rawLineOf } from './jsonl.ts';
 import type { Message } from './types.ts';
 
 export const lineKeepingCodec: SpillCodec<Message> = {
-  sizeOf: messageSize,
+  // A message read back holds its line as well as its object: both count against the budget.
+  sizeOf: (message) => {
+    const line = rawLineOf(message);
+    return messageSize(message) + (line === undefined ? 0 : 2 * line.length);
+  },
   serialize: (message) => patchedLineOf(message) ?? JSON.stringify(message),
   deserialize: parseKeepingLine,
 };
