@@ -10,7 +10,9 @@
  * Each size is run on two workloads: `agent` (the Anthropic agent session above) and
  * `mixed-provider` (a session that switches between Anthropic- and OpenAI-Responses-shaped
  * turns, about 5.4 KB a message; see bench/generate.ts), the latter on the anthropic and
- * openai-responses routes, each with its own floor on its own file. Each workload is written in
+ * openai-responses routes, each with its own floor on its own file. `mixed-details` (not run unless
+ * asked: --workloads mixed-details) is the latter with pi's `details` on nearly every tool result,
+ * so most lines change (issue 27's held-out workload); its rows are named `details ...`. Each workload is written in
  * two formats: as an OpenClaw session file (header, entries with ids and parents, read through
  * the session reader) and as bare messages, one a line (`(bare messages)` in the workload's name).
  * The `database` format is the same session file written into an OpenClaw agent database
@@ -116,12 +118,12 @@ try {
   process.stdout.write(`${'case'.padEnd(34)} messages    size     throughput     messages      peak   to floor\n`);
   for (const size of sizes) {
     for (const workload of workloads) {
-      const mixed = workload === 'mixed-provider';
+      const mixed = workload === 'mixed-provider' || workload === 'mixed-details';
       for (const format of formats) {
         const bare = format === 'messages';
         const database = format === 'database';
         const label = bare ? `${workload} (bare messages)` : database ? `${workload} (database)` : workload;
-        const prefix = mixed ? 'mixed ' : '';
+        const prefix = workload === 'mixed-details' ? 'details ' : mixed ? 'mixed ' : '';
         const suffix = bare ? ' bare messages' : database ? ' database' : '';
         const input = path.join(dir, `${workload}-${format}-${size}.jsonl`);
         // No compactions: every message goes through the rules (a compaction would leave only what it kept).

@@ -18,13 +18,17 @@
  * displaced behind the next 1-3 frames; 0.3% of assistant turns aborted or errored (their
  * calls get no results). About 5.4 KB a message.
  *
- * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--workload agent|mixed-provider] [--seed 1] OUT.jsonl
+ * The `mixed-details` workload (issue 27) is the same session where nearly every tool result
+ * (95%) also carries pi's runtime-only `details` (an exit code and truncation, a diff, a path),
+ * which every route strips: most lines change, as on the held-out workload of that issue.
+ *
+ * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--workload agent|mixed-provider|mixed-details] [--seed 1] OUT.jsonl
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 
-export type Workload = 'agent' | 'mixed-provider';
+export type Workload = 'agent' | 'mixed-provider' | 'mixed-details';
 
 export interface GenerateOptions {
   messages: number;
@@ -99,7 +103,8 @@ export async function generateSession(path: string, options: GenerateOptions): P
   const scale = options.payloadScale ?? 1;
   const sized = (min: number, max: number): number => Math.max(1, Math.round(between(min, max) * scale));
   const format = options.format ?? 'session';
-  const mixed = options.workload === 'mixed-provider';
+  const mixed = options.workload === 'mixed-provider' || options.workload === 'mixed-details';
+  const withDetails = options.workload === 'mixed-details';
   const displacedRate = options.displacedRate ?? (mixed ? 0.001 : 0.01);
   const missingRate = options.missingRate ?? (mixed ? 0.001 : 0.005);
   const compactionEvery = format === 'session' ? (options.compactionEvery ?? 20_000) : 0;
@@ -180,6 +185,12 @@ export async function generateSession(path: string, options: GenerateOptions): P
       const item = { type: 'reasoning', id: `rs_${source.token(48)}`, summary: [{ type: 'summary_text', text: text.slice(0, 200) }], encrypted_content: source.token(between(400, 1200)) };
       return { type: 'thinking', thinking: text, thinkingSignature: JSON.stringify(item) };
     };
+    /** A pi-like `details` payload: exit code and truncation for bash, a diff for edit, a path and line count otherwise. */
+    const toolDetails = (name: string): Record<string, unknown> => {
+      if (name === 'bash') return { exitCode: between(0, 2), truncation: { truncated: random() < 0.2, totalLines: between(1, 4000), outputLines: between(1, 2000) }, fullOutputPath: `/tmp/pi-bash-${source.token(12)}.log` };
+      if (name === 'edit') return { diff: source.text(logUniform(200, 3000)), firstChangedLine: between(1, 900) };
+      return { path: `src/${source.token(8)}.ts`, lines: between(1, 4000), truncated: random() < 0.1 };
+    };
     const callId = (): string => (shape === 'anthropic' ? `toolu_01${source.token(22)}` : `call_${source.token(24)}|fc_${source.token(48)}`);
     const text = (length: number): Record<string, unknown> =>
       shape === 'anthropic' ? { type: 'text', text: source.text(length) } : { type: 'text', text: source.text(length), textSignature: JSON.stringify({ v: 1, id: `msg_${source.token(48)}` }) };
@@ -220,7 +231,10 @@ export async function generateSession(path: string, options: GenerateOptions): P
         }
         await assistant(content, 'toolUse');
         for (const call of calls) {
-          const result = { role: 'toolResult', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: source.text(logUniform(500, 20_000)) }], isError: false };
+          const result: Record<string, unknown> = { role: 'toolResult', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: source.text(logUniform(500, 20_000)) }] };
+          // mixed-details: the runtime's private payload on nearly every result, as pi writes it (after content).
+          if (withDetails && random() < 0.95) result.details = toolDetails(call.name);
+          result.isError = false;
           const roll = random();
           if (roll < missingRate) summary.missing++;
           else if (roll < missingRate + displacedRate) {
@@ -301,7 +315,7 @@ if (isMain) {
   const summary = await generateSession(target, {
     messages: Number(values.messages),
     format: values.format === 'messages' ? 'messages' : 'session',
-    workload: values.workload === 'mixed-provider' ? 'mixed-provider' : 'agent',
+    workload: values.workload === 'mixed-provider' || values.workload === 'mixed-details' ? values.workload : 'agent',
     seed: values.seed === undefined ? 1 : Number(values.seed),
   });
   process.stdout.write(JSON.stringify(summary) + '\n');

@@ -16,7 +16,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
-import { derivationOf, type MessageEdit } from './message-edits.ts';
+import { derivationOf } from './message-edits.ts';
+import { spliceEdits } from './line-splice.ts';
 import { inputLineOf, recordInputLine } from './input-lines.ts';
 import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
 
@@ -35,6 +36,17 @@ const RAW_LINE = Symbol('transcript-hygiene.rawLine');
 
 function rememberRawLine(message: object, line: string): void {
   Object.defineProperty(message, RAW_LINE, { value: line, configurable: true });
+}
+
+/**
+ * A message parsed from `line` that keeps it as its original line, as the reader's messages do:
+ * for lines this process wrote itself (a spilled message: lib/spill-lines.ts), so a message that
+ * went to disk and back is still copied or patched on output, not stringified.
+ */
+export function parseKeepingLine(line: string): Message {
+  const message = JSON.parse(line) as Message;
+  if (isRecord(message)) rememberRawLine(message, line);
+  return message;
 }
 
 /** The original line of a message read from JSONL, if it is still the same object. */
@@ -332,9 +344,9 @@ export function parseJsonl(options: JsonlReadOptions = {}): Transform {
 /**
  * The line of a message as its original bytes: the input line itself for an untouched message,
  * or, for a copy whose rule recorded its edits, its original's line with those edits patched in.
- * Undefined when the message has to be stringified: no line to start from, or an edit that
- * cannot be patched (a field added, a non-string value replaced, a fragment not found exactly
- * once).
+ * The edits are byte splices located by a scan of the line (lib/line-splice.ts). Undefined when
+ * the message has to be stringified: no line to start from, or an edit that cannot be a splice
+ * (a field added, a key that occurs twice, a recorded string the line does not hold).
  */
 export function patchedLineOf(message: Message): string | undefined {
   const raw = rawLineOf(message);
@@ -343,66 +355,7 @@ export function patchedLineOf(message: Message): string | undefined {
   if (derivation === undefined) return undefined;
   const base = patchedLineOf(derivation.from);
   if (base === undefined) return undefined;
-  return applyEdits(base, derivation.from, derivation.edits);
-}
-
-/** A JSON `"key":value` fragment as JSON.stringify writes it. */
-function jsonMember(key: string, value: unknown): string {
-  return JSON.stringify(key) + ':' + JSON.stringify(value);
-}
-
-/**
- * The text replacement for one edit, or undefined when it cannot be written as one. Each `from`
- * is a JSON fragment that must occur exactly once in the line. A removed block takes one
- * adjacent comma with it: the one after it when a kept block follows, else the one before
- * it, so the fragments of neighbouring removals never share a comma.
- */
-function textEdits(original: Message, edits: readonly MessageEdit[]): Array<readonly [from: string, to: string]> | undefined {
-  const out: Array<readonly [string, string]> = [];
-  let removed: Map<number, unknown> | undefined;
-  for (const edit of edits) {
-    if (edit.kind === 'remove-block') {
-      (removed ??= new Map()).set(edit.index, edit.block);
-      continue;
-    }
-    // Only a string is delimited in the text (a number could be the prefix of another).
-    if (typeof edit.from !== 'string' || edit.to === undefined) return undefined;
-    out.push([jsonMember(edit.field, edit.from), jsonMember(edit.field, edit.to)]);
-  }
-  if (removed !== undefined) {
-    const content = original.content;
-    if (!Array.isArray(content)) return undefined;
-    let keptAfter = false;
-    for (let i = content.length - 1; i >= 0; i--) {
-      if (!removed.has(i)) {
-        keptAfter = true;
-        continue;
-      }
-      const json = JSON.stringify(removed.get(i));
-      out.push([keptAfter ? json + ',' : ',' + json, '']);
-    }
-  }
-  return out;
-}
-
-function applyEdits(line: string, original: Message, edits: readonly MessageEdit[]): string | undefined {
-  const replacements = textEdits(original, edits);
-  if (replacements === undefined || replacements.length === 0) return undefined;
-  const located: Array<{ at: number; from: string; to: string }> = [];
-  for (const [from, to] of replacements) {
-    const at = line.indexOf(from);
-    if (at < 0 || line.indexOf(from, at + 1) >= 0) return undefined;
-    located.push({ at, from, to });
-  }
-  located.sort((a, b) => a.at - b.at);
-  let out = '';
-  let cursor = 0;
-  for (const edit of located) {
-    if (edit.at < cursor) return undefined; // overlapping fragments
-    out += line.slice(cursor, edit.at) + edit.to;
-    cursor = edit.at + edit.from.length;
-  }
-  return out + line.slice(cursor);
+  return spliceEdits(base, derivation.from, derivation.edits);
 }
 
 /** One JSONL line (with its newline) for a message: the original line when the message is untouched. */

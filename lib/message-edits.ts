@@ -2,10 +2,10 @@
  * How a rule says what it changed in a message, without knowing how messages are written.
  *
  * A rule that returns an edited copy may record, against the copy, the original it came from
- * and the edits that turn one into the other: a top-level field set, a field of a content
- * block set (an id mapped), a content block removed. It must record every difference or none.
+ * and the edits that turn one into the other: a top-level field set or removed, a field of a
+ * content block set (an id mapped), a content block removed. It must record every difference or none.
  * The output side (lib/jsonl.ts) reads the record and decides: when the original still has its
- * input line it patches those bytes, otherwise (or when an edit cannot be patched) it
+ * input line it patches those bytes (byte splices located by lib/line-splice.ts), otherwise (or when an edit cannot be patched) it
  * stringifies the copy. A copy with no record is always stringified; recording is never
  * required for correctness, only for speed.
  *
@@ -32,12 +32,12 @@ export interface Derivation {
 
 const DERIVATION = Symbol('transcript-hygiene.derivation');
 
-/** A top-level field of the message set from `from` (undefined when it was absent) to `to`. */
+/** A top-level field of the message set from `from` (undefined when it was absent) to `to` (undefined: the field removed). */
 export function setField(field: string, from: unknown, to: unknown): MessageEdit {
   return { kind: 'set-field', field, from, to };
 }
 
-/** A field of the content block at `index` set (a call id mapped, for one). */
+/** A field of the content block at `index` set (a call id mapped, for one); `to` undefined removes it. */
 export function setBlockField(index: number, field: string, from: unknown, to: unknown): MessageEdit {
   return { kind: 'set-block-field', index, field, from, to };
 }

@@ -20,6 +20,7 @@ import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { isCallTypeBlock, withCopiedBlocks } from './tool-call-shapes.ts';
 import { splitResponsesToolCallId } from './normalize-responses-tool-call-ids.ts';
+import { recordEdits, setBlockField, setField, type MessageEdit } from '../lib/message-edits.ts';
 
 /** A parsed reasoning signature: `id` starts with `rs_`, `type` is `reasoning` or `reasoning.*`. */
 function isReasoningItem(value: unknown): boolean {
@@ -101,6 +102,7 @@ export class ReasoningPairDowngrader {
     }
     if (seen) return message;
     let out: ContentBlock[] | undefined;
+    const edits: MessageEdit[] = [];
     const record = new Map<string, string>();
     for (let i = first; i < content.length; i++) {
       const block: unknown = content[i];
@@ -110,6 +112,7 @@ export class ReasoningPairDowngrader {
         record.set(block.id, next);
         out ??= content.slice() as ContentBlock[];
         out[i] = { ...block, id: next };
+        edits.push(setBlockField(i, 'id', block.id, next));
         if (this.tally) this.tally.downgraded++;
       } else if (isReplayableReasoningBlock(block)) {
         break; // later calls are protected by this reasoning
@@ -119,7 +122,8 @@ export class ReasoningPairDowngrader {
     this.record = record;
     const copied = withCopiedBlocks(message, out);
     if (this.tally && copied.checkpointRemoved) this.tally.checkpointsRemoved++;
-    return copied.message;
+    // Only call ids changed, unless a checkpoint went too (then the copy is not described).
+    return copied.checkpointRemoved ? copied.message : recordEdits(message, copied.message, edits);
   }
 
   private applyResult(message: Message, record: Map<string, string>): Message {
@@ -128,10 +132,18 @@ export class ReasoningPairDowngrader {
     const nextUse = typeof toolUseId === 'string' ? record.get(toolUseId) : undefined;
     if (nextCall === undefined && nextUse === undefined) return message;
     const copy: Message = { ...message };
-    if (nextCall !== undefined) copy.toolCallId = nextCall;
-    if (nextUse !== undefined) copy.toolUseId = nextUse;
+    const edits: MessageEdit[] = [];
+    if (nextCall !== undefined) {
+      copy.toolCallId = nextCall;
+      edits.push(setField('toolCallId', toolCallId, nextCall));
+    }
+    if (nextUse !== undefined) {
+      copy.toolUseId = nextUse;
+      edits.push(setField('toolUseId', toolUseId, nextUse));
+    }
     if (this.tally) this.tally.resultsRewritten++;
-    return copy;
+    // Recorded, so the writer patches the ids into the original line.
+    return recordEdits(message, copy, edits);
   }
 }
 

@@ -19,6 +19,7 @@ import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule
 import type { Message, ToolResultMessage } from '../lib/types.ts';
 import { isPairedCallBlock, isSyntheticToolResult, resultIdOf, SYNTHETIC_TOOL_RESULT_TEXT } from './tool-call-shapes.ts';
 import { SpillQueue, SpillStore, messageSize, type StoredMessage } from '../lib/frames.ts';
+import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
 
@@ -317,13 +318,14 @@ export class ToolResultPairing implements RuleProcessor {
   }
 
   private serialize(entry: Entry): string {
-    if (!(entry instanceof Slot)) return 'm' + JSON.stringify(entry);
+    // Messages go to disk as the line the writer would write, and come back with it (lib/spill-lines.ts).
+    if (!(entry instanceof Slot)) return 'm' + lineKeepingCodec.serialize(entry);
     const occurrence = entry.occurrence;
     if (occurrence.result !== undefined && !occurrence.synthetic && !occurrence.stored) {
       // A slot holding a real result is final: it goes to disk as that message, and nothing of it stays in memory.
       this.held.adjust(-occurrence.resultBytes);
       occurrence.resultBytes = 0;
-      const line = 'm' + JSON.stringify(occurrence.result);
+      const line = 'm' + lineKeepingCodec.serialize(occurrence.result as Message);
       occurrence.result = RESULT_NOT_KEPT;
       return line;
     }
@@ -340,7 +342,7 @@ export class ToolResultPairing implements RuleProcessor {
   }
 
   private deserialize(line: string): Entry {
-    if (line.charCodeAt(0) === 109 /* m */) return JSON.parse(line.slice(1)) as Message;
+    if (line.charCodeAt(0) === 109 /* m */) return lineKeepingCodec.deserialize(line.slice(1));
     const seq = Number(line.slice(1));
     const occurrence = this.spilledSlots.get(seq);
     if (occurrence === undefined) throw new Error(`spilled slot ${seq} is unknown`);

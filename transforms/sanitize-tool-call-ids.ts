@@ -25,7 +25,8 @@ import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule
 import type { Message } from '../lib/types.ts';
 import { recordEdits } from '../lib/message-edits.ts';
 import { isRecord } from '../lib/types.ts';
-import { SpillQueue, messageCodec } from '../lib/frames.ts';
+import { SpillQueue } from '../lib/frames.ts';
+import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
 import {
   allowProviderOwnedThinkingReplay,
@@ -406,7 +407,7 @@ function streamingProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, opti
 
 /** §5.5: hold everything (spilling past the budget) while pre-scanning; fold at the end. */
 function heldProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, options: SanitizeToolCallIdsOptions): RuleProcessor {
-  const queue = new SpillQueue<Message>(messageCodec, { budgetBytes: ctx.options.memoryBudgetBytes });
+  const queue = new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: ctx.options.memoryBudgetBytes });
   const scan = new ReplaySafeThinkingScan(options.allowedToolNames);
   return {
     push(message: Message) {

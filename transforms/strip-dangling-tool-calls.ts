@@ -36,7 +36,8 @@
 import type { BufferedRule, Emit, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
-import { SpillQueue, messageCodec } from '../lib/frames.ts';
+import { SpillQueue } from '../lib/frames.ts';
+import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import { RESULT_ID_FIELDS, isCallTypeBlock, isPairedCallBlock, isThinkingLikeBlock, resultIdOf } from './tool-call-shapes.ts';
 
 /** What an assistant turn whose every block was a dangling call holds instead. */
@@ -209,7 +210,7 @@ export class DanglingToolCallStrip implements RuleProcessor {
   private readonly tally: Tally = { droppedCalls: 0, omittedTurns: 0 };
 
   constructor(private readonly options: DanglingToolCallStripOptions) {
-    this.held = new SpillQueue<Message>(messageCodec, { budgetBytes: options.memoryBudgetBytes });
+    this.held = new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: options.memoryBudgetBytes });
   }
 
   push(message: Message, emit: Emit): void {

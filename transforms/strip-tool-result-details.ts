@@ -10,16 +10,19 @@
  * Side effect (§2.5): a synthetic `aborted` result is no longer recognised as synthetic downstream.
  *
  * Unit: message (stateless). Counter: `detailsStripped`. Untouched messages are returned as the
- * same object.
+ * same object. The copy records its one edit (the field removed), so the writer cuts it out of
+ * the original line rather than stringifying the message.
  */
 import type { MessageRule } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
+import { recordEdits, setField } from '../lib/message-edits.ts';
 
 /** The message without `details` when it is a tool result that has the key; else the same object. */
 export function stripToolResultDetails(message: Message): Message {
   if (message.role !== 'toolResult' || !('details' in message)) return message;
-  const { details: _details, ...rest } = message;
-  return rest as Message;
+  const { details, ...rest } = message;
+  // Recorded, so the writer cuts the field out of the original line instead of stringifying.
+  return recordEdits(message, rest as Message, [setField('details', details, undefined)]);
 }
 
 export const stripToolResultDetailsRule: MessageRule = {

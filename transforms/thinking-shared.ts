@@ -5,7 +5,8 @@
  *
  * No rule lives here; each rule has its own file.
  */
-import { SpillQueue, messageCodec } from '../lib/frames.ts';
+import { SpillQueue } from '../lib/frames.ts';
+import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import type { Emit } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
@@ -107,7 +108,7 @@ export class Holdback {
   }
 
   push(message: Message): void {
-    (this.queue ??= new SpillQueue<Message>(messageCodec, { budgetBytes: this.budgetBytes })).push(message);
+    (this.queue ??= new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: this.budgetBytes })).push(message);
   }
 
   peek(): Message | undefined {

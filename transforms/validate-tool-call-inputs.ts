@@ -38,7 +38,8 @@
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
-import { SpillQueue, messageCodec } from '../lib/frames.ts';
+import { SpillQueue } from '../lib/frames.ts';
+import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
 import { UNNAMED_TOOL } from '../lib/tool-names.ts';
@@ -778,7 +779,7 @@ class ToolCallInputValidation implements RuleProcessor {
     }
     if (window !== undefined) this.openWindow = window;
     if (watched !== undefined || window !== undefined) this.pending.set(seq, { watched, window });
-    this.queue ??= new SpillQueue<Message>(messageCodec, { budgetBytes: this.ctx.options.memoryBudgetBytes });
+    this.queue ??= new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: this.ctx.options.memoryBudgetBytes });
     this.queue.push(message);
     this.held++;
     this.release(emit);

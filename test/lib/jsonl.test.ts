@@ -207,13 +207,31 @@ describe('the writer and recorded edits', () => {
     assert.deepEqual(JSON.parse(stringifyMessage(copy)), copy);
   });
 
-  test('a fragment found twice, or not at all, leaves the copy to be stringified', () => {
+  test('blocks that look alike are told apart by position; a recorded string the line does not hold is stringified', () => {
     const original = parse('{"role":"assistant","content":[{"type":"toolCall","id":"x"},{"type":"toolCall","id":"x"}]}');
     const twice = recordEdits(original, { ...original, content: [{ type: 'toolCall', id: 'x1' }, { type: 'toolCall', id: 'x' }] }, [setBlockField(0, 'id', 'x', 'x1')]);
     const absent = recordEdits(original, { ...original, content: [{ type: 'toolCall', id: 'x1' }, { type: 'toolCall', id: 'x' }] }, [setBlockField(0, 'id', 'zz', 'x1')]);
-    assert.equal(patchedLineOf(twice), undefined);
+    assert.equal(patchedLineOf(twice), JSON.stringify(twice));
     assert.equal(patchedLineOf(absent), undefined);
-    assert.equal(stringifyMessage(twice), JSON.stringify(twice) + '\n');
+    assert.equal(stringifyMessage(absent), JSON.stringify(absent) + '\n');
+  });
+
+  test('removed fields are cut out with one comma, first, middle, last and only alike', () => {
+    const message = { a: 1, role: 'toolResult', details: { x: [1, '"]}'] }, content: [{ type: 'text', text: 'd' }], b: 'z' };
+    const original = parse(JSON.stringify(message));
+    for (const drop of [['a'], ['details'], ['b'], ['a', 'role'], ['content', 'b'], ['details', 'b'], ['a', 'details', 'b'], ['a', 'role', 'details', 'content', 'b']]) {
+      const copy = Object.fromEntries(Object.entries(original).filter(([key]) => !drop.includes(key))) as typeof original;
+      const edited = recordEdits(original, copy, drop.map((key) => setField(key, (original as Record<string, unknown>)[key], undefined)));
+      assert.equal(patchedLineOf(edited), JSON.stringify(copy), drop.join(','));
+    }
+  });
+
+  test('a removed field keeps the spacing of a line JSON.stringify did not write', () => {
+    const original = parse('{ "role" : "toolResult" , "details" : { "a" : [ 1 , 2 ] } , "content" : "x" }');
+    const { details, ...rest } = original;
+    const copy = recordEdits(original, rest as typeof original, [setField('details', details, undefined)]);
+    assert.equal(patchedLineOf(copy), '{ "role" : "toolResult" , "content" : "x" }');
+    assert.deepEqual(JSON.parse(patchedLineOf(copy)!), copy);
   });
 
   test('escaped ids match as JSON writes them', () => {
@@ -239,12 +257,19 @@ describe('the writer and recorded edits', () => {
     assert.equal(patchedLineOf(second), '{"role":"assistant","content":[{"type":"toolCall","id":"a1"}]}');
   });
 
-  test('a field added, a non-string replaced, or no original line: stringified', () => {
+  test('a non-string value replaced is a splice too', () => {
+    const original = parse('{"role":"toolResult","n":5,"m":[1,{"a":"]"}],"o":true}');
+    const copy = recordEdits(original, { ...original, n: 'x', m: null, o: { p: 1 } }, [setField('n', 5, 'x'), setField('m', original.m, null), setField('o', true, { p: 1 })]);
+    assert.equal(patchedLineOf(copy), JSON.stringify(copy));
+  });
+
+  test('a field added, a key written twice, or no original line: stringified', () => {
     const original = parse('{"role":"toolResult","toolUseId":"a","n":5}');
     const added = recordEdits(original, { ...original, toolCallId: 'a' }, [setField('toolCallId', undefined, 'a')]);
-    const number = recordEdits(original, { ...original, n: 'x' }, [setField('n', 5, 'x')]);
+    const duplicated = parse('{"role":"toolResult","n":4,"n":5}');
+    const twice = recordEdits(duplicated, { ...duplicated, n: 6 }, [setField('n', 5, 6)]);
     const unread = recordEdits({ role: 'user', a: 'x' }, { role: 'user', a: 'y' }, [setField('a', 'x', 'y')]);
-    for (const copy of [added, number, unread]) {
+    for (const copy of [added, twice, unread]) {
       assert.equal(patchedLineOf(copy), undefined);
       assert.equal(stringifyMessage(copy), JSON.stringify(copy) + '\n');
     }
