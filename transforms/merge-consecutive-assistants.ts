@@ -20,9 +20,10 @@
  * held until a message of another role arrives or the input ends (§3.7); nothing else is held.
  * Counter: `merged` (assistant turns folded into an earlier one).
  */
-import type { BufferedRule } from '../lib/rule.ts';
+import type { BufferedRule, Emit } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import { ConsecutiveTurnMerger, mergeConsecutiveTurns } from './merge-consecutive-turns.ts';
+import { fillMissingReasoningContent } from './fill-missing-reasoning-content.ts';
 
 /** The whole-array form (the reference's `validateGeminiTurns`): the specification of the rule. */
 export function mergeConsecutiveAssistants(messages: readonly Message[]): Message[] {
@@ -34,9 +35,23 @@ export const mergeConsecutiveAssistantsRule: BufferedRule = {
   meta: {
     name: 'merge-consecutive-assistants',
     summary: 'Merges consecutive assistant turns into the first one (content concatenated; usage, stopReason and errorMessage from the last).',
-    counters: ['merged'],
+    counters: ['merged', 'reasoningRefilled'],
   },
   create(ctx) {
-    return new ConsecutiveTurnMerger('assistant', () => ctx.count('merged'));
+    const merger = new ConsecutiveTurnMerger('assistant', () => ctx.count('merged'));
+    if (!ctx.policy.fillMissingReasoningContent) return merger;
+    // DeepSeek (fill-missing-reasoning-content) filled each tool-call turn before the merge; a
+    // merged turn keeps the first turn's fields, so a call folded into a text turn of another
+    // model would lose what the builder needs to send reasoning_content. Filled again here; a
+    // turn that was not merged comes back as the same object.
+    const route = { provider: ctx.options.provider, modelApi: ctx.options.modelApi, modelId: ctx.options.modelId };
+    const refill =
+      (emit: Emit): Emit =>
+      (message) => {
+        const { message: out, outcome } = fillMissingReasoningContent(message, route);
+        if (outcome !== 'same') ctx.count('reasoningRefilled');
+        emit(out);
+      };
+    return { push: (message, emit) => merger.push(message, refill(emit)), end: (emit) => merger.end(refill(emit)) };
   },
 };

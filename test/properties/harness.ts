@@ -131,7 +131,7 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
   },
   {
     name: 'Bedrock: a "(no assistant reply)" turn of the first run is the latest assistant on the second, so the thinking rules clean the turns before it',
-    policies: ['bedrock claude'],
+    policies: ['bedrock claude', 'bedrock --no-tools'],
     triggered: (once) => {
       const list = assistants(once);
       const last = list[list.length - 1];
@@ -204,7 +204,7 @@ export const KNOWN_NON_IDEMPOTENCE: readonly KnownNonIdempotence[] = [
   },
   {
     name: 'Bedrock: two repaired error turns merged into one holding the fallback text twice; the second run no longer recognizes it as repaired and drops it',
-    policies: ['bedrock claude'],
+    policies: ['bedrock claude', 'bedrock --no-tools'],
     triggered: (once) =>
       assistants(once).some(
         (message) =>

@@ -126,3 +126,20 @@ test('through pi-ai: which field the completions builder emits for reasoning, an
   const asText = await sent(turn([thinking('r1', 'reasoning_content'), toolCall('c1')]), { requiresThinkingAsText: true });
   assert.equal(asText['reasoning_content'], undefined);
 });
+
+test('a tool-call turn merged into an earlier text turn of another model is filled again after the merge', async () => {
+  // The fill runs on each turn before the validate step merges consecutive assistants; the merged
+  // turn keeps the first turn's fields (no model here), so without a second fill its calls would
+  // go out with the reasoning as plain text (found by the property tests).
+  const input = deepFreeze([
+    user('answer'),
+    { role: 'assistant', content: [text('x y')], stopReason: 'toolUse', timestamp: 2 },
+    { role: 'assistant', content: [{ type: 'toolCall', id: 'call_1', name: 'read', arguments: { p: 1 } }], stopReason: 'stop', timestamp: 3 },
+  ] as Message[]);
+  const out = await hygieneOutput(input, DEEPSEEK);
+  assert.deepEqual(checkTranscript(out, DEEPSEEK), []);
+  const merged = out[1]!;
+  assert.equal(merged.model, DEEPSEEK.modelId);
+  assert.deepEqual((merged.content as Array<{ type: string }>).map((block) => block.type), ['thinking', 'text', 'toolCall']);
+  assert.deepEqual(await hygieneOutput(out, DEEPSEEK), out, 'a second run changes nothing');
+});

@@ -185,5 +185,5 @@ describe('stream equals the whole-array core on generated inputs', () => {
 test('rule meta', () => {
   assert.equal(mergeConsecutiveAssistantsRule.unit, 'buffered');
   assert.equal(mergeConsecutiveAssistantsRule.meta.name, 'merge-consecutive-assistants');
-  assert.deepEqual(mergeConsecutiveAssistantsRule.meta.counters, ['merged']);
+  assert.deepEqual(mergeConsecutiveAssistantsRule.meta.counters, ['merged', 'reasoningRefilled']);
 });
