@@ -24,6 +24,25 @@ export type ZstdEngineName = 'zlib' | 'fzstd';
 type BuiltinDecompress = (data: Uint8Array, options: { maxOutputLength: number; chunkSize: number }) => Buffer;
 const builtin = (zlib as unknown as { zstdDecompressSync?: BuiltinDecompress }).zstdDecompressSync;
 
+/** A raw zstd frame of 2 bytes ("{}"): magic, no content size, a 1 KiB window, one raw last block. */
+const PROBE_FRAME = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x00, (2 << 3) | 1, 0, 0, 0x7b, 0x7d]);
+let batchSupported: boolean | undefined;
+
+/**
+ * Whether this Node's zlib decodes concatenated frames in one call. Node 24's does; Node 22's
+ * stops after the first frame (22.23.5), so there every row is decoded on its own.
+ */
+export function zstdBatchSupported(): boolean {
+  if (batchSupported === undefined) {
+    try {
+      batchSupported = builtin !== undefined && builtin(Buffer.concat([PROBE_FRAME, PROBE_FRAME]), { maxOutputLength: 4, chunkSize: 64 }).toString('latin1') === '{}{}';
+    } catch {
+      batchSupported = false;
+    }
+  }
+  return batchSupported;
+}
+
 /** Which decoder this Node uses. */
 export function zstdEngine(): ZstdEngineName {
   return builtin === undefined ? 'fzstd' : 'zlib';
@@ -85,7 +104,7 @@ function checkFrame(frame: Uint8Array, declared: number): number | undefined {
  * size its header states, which was checked against the declared size first.
  */
 export function decodeZstdBatch(frames: readonly Uint8Array[], declared: readonly unknown[]): Buffer[] | undefined {
-  if (builtin === undefined || frames.length < 2) return undefined;
+  if (builtin === undefined || !zstdBatchSupported() || frames.length < 2) return undefined;
   let total = 0;
   try {
     for (let i = 0; i < frames.length; i++) {

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openSqlite } from '../../lib/sqlite/driver.ts';
-import { decodeZstd, decodeZstdBatch, frameContentSize, MAX_ZSTD_EVENT_BYTES, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
+import { decodeZstd, decodeZstdBatch, frameContentSize, MAX_ZSTD_EVENT_BYTES, zstdBatchSupported, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
 import { SESSIONS, databaseOf } from '../session/helpers/openclaw-db.ts';
 
 interface Row {
@@ -87,9 +87,10 @@ describe(`decodeZstd (this Node: ${zstdEngine()})`, () => {
     const frames = rows.map((row) => row.zstd);
     const declared = rows.map((row) => row.declared);
     const batch = decodeZstdBatch(frames, declared);
-    if (zstdEngine() === 'fzstd') {
-      // No built-in decoder: nothing to gain from a batch.
+    if (!zstdBatchSupported()) {
+      // No built-in decoder (Node 20), or one that stops after the first frame (Node 22): row by row.
       assert.equal(batch, undefined);
+      assert.equal(zstdEngine() === 'zlib' && Number(process.versions.node.split('.')[0]) >= 24, false, 'Node 24 decodes concatenated frames');
       return;
     }
     assert.ok(batch !== undefined);
