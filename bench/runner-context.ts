@@ -2,18 +2,7 @@
  * bench:runner's contexts: pi sessions as they look after long use (seeded; see bench/runner.ts).
  */
 import type { PiModel } from '../lib/pi/types.ts';
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './rng.ts';
 
 const WORDS = 'the parser reads each line of the file and the tests check that every token keeps its position while the build runs'.split(' ');
 

@@ -28,24 +28,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { rng } from './rng.ts';
 
 const RSS_BUDGET_MB = 250;
 const here = fileURLToPath(import.meta.url);
 
 // ---------------------------------------------------------------------------------------------
 // Generator
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'the a stream parser reads each line of the session file and keeps only what the index needs while the pipeline writes the replay copy with every rule applied in bounded memory for any provider route'.split(' ');
 
