@@ -18,7 +18,7 @@ import { HygieneError } from '../errors.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
 import type { SqliteRow, SqliteStatement } from '../sqlite/driver.ts';
-import { decodeZstd, decodeZstdBatch, ZstdSizeError } from '../sqlite/zstd.ts';
+import { decodeZstd, decodeZstdBatch, loadZstdWasm, ZstdSizeError } from '../sqlite/zstd.ts';
 import { buildRecordIndex, type IndexedRecord } from './index-pass.ts';
 import { overBatches, readIndexedSession, type SessionMessages } from './read.ts';
 import type { EntrySource } from './entry-source.ts';
@@ -87,6 +87,8 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
   const badRow = (seq: number, what: string): HygieneError => new HygieneError('db_bad_row', `${where(seq)}: ${what}`, { source: db.source, line: seq });
   const statements = statementsFor(db);
   const maxSeq = options.maxSeq ?? Number.MAX_SAFE_INTEGER;
+  // Before the snapshot is taken: loading the decoder is the one await of the index pass.
+  await loadZstdWasm();
 
   /** A row's event as bytes: its text, or its zstd decoded to exactly its declared size. */
   function rowBytes(row: SqliteRow): Buffer {

@@ -4,12 +4,16 @@
  * within OpenClaw's bounds (1 byte to 4 MiB) and equal the frame's own content size when the
  * frame header gives one; the output is then capped at the declared size and must fill it.
  *
- * Node's zlib.zstdDecompressSync where it exists (Node 22.15 and later), else fzstd (pure
- * JavaScript, decompression only).
+ * The decoder is zstd's own C library compiled to WebAssembly (@bokuweb/zstd-wasm) once
+ * `loadZstdWasm()` has loaded it: on a database session's 16k rows it decoded 3.2x faster than
+ * fzstd (pure JavaScript) and 1.35x faster than Node's zlib.zstdDecompressSync, whose per-call
+ * set-up costs as much as a small row. Until it is loaded (or if it cannot be), Node's
+ * zlib.zstdDecompressSync where it exists (Node 22.15 and later), else fzstd.
  */
 import { Buffer } from 'node:buffer';
 import zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
+import { decompress as wasmDecompress, init as wasmInit } from '@bokuweb/zstd-wasm';
 
 /** OpenClaw's bound on a compressed transcript event, both sides (transcript-payload MAX_COMPRESSED_EVENT_BYTES). */
 export const MAX_ZSTD_EVENT_BYTES = 4 * 1024 * 1024;
@@ -19,7 +23,7 @@ const ZSTD_MAGIC = 0xfd2fb528;
 /** Why a frame was refused; the message says it in a few words. */
 export class ZstdSizeError extends Error {}
 
-export type ZstdEngineName = 'zlib' | 'fzstd';
+export type ZstdEngineName = 'wasm' | 'zlib' | 'fzstd';
 
 type BuiltinDecompress = (data: Uint8Array, options: { maxOutputLength: number; chunkSize: number }) => Buffer;
 const builtin = (zlib as unknown as { zstdDecompressSync?: BuiltinDecompress }).zstdDecompressSync;
@@ -43,8 +47,24 @@ export function zstdBatchSupported(): boolean {
   return batchSupported;
 }
 
-/** Which decoder this Node uses. */
+let wasmLoad: Promise<boolean> | undefined;
+let wasmReady = false;
+
+/**
+ * Loads the WebAssembly decoder (once; later calls share the first). Resolves to whether it is
+ * ready: a failure leaves the built-in or fzstd in use, never an error.
+ */
+export function loadZstdWasm(): Promise<boolean> {
+  wasmLoad ??= wasmInit().then(
+    () => (wasmReady = true),
+    () => false,
+  );
+  return wasmLoad;
+}
+
+/** Which decoder this Node uses now. */
 export function zstdEngine(): ZstdEngineName {
+  if (wasmReady) return 'wasm';
   return builtin === undefined ? 'fzstd' : 'zlib';
 }
 
@@ -54,6 +74,8 @@ export function frameContentSize(frame: Uint8Array): number | undefined {
     throw new ZstdSizeError('not a zstd frame');
   }
   const descriptor = frame[4]!;
+  // zstd refuses a header with the reserved bit set; the WebAssembly decoder would size its output from that refusal.
+  if ((descriptor & 0x08) !== 0) throw new ZstdSizeError('zstd frame header has its reserved bit set');
   const sizeFlag = descriptor >> 6;
   const singleSegment = (descriptor >> 5) & 1;
   const dictionaryBytes = [0, 1, 2, 4][descriptor & 3]!;
@@ -96,15 +118,16 @@ function checkFrame(frame: Uint8Array, declared: number): number | undefined {
 
 /**
  * Several frames at once, each decoded to exactly its declared size; undefined when they cannot
- * go as one batch (no built-in decoder, a frame without a content size, or any error), so that
+ * go as one batch (another engine than zlib, a frame without a content size, or any error), so that
  * the caller decodes them one by one and an error names its row.
  *
  * zlib makes a decoder per call, which cost about as much as decoding a 2 KiB row; one call over
  * the concatenated frames decodes each in turn, and zstd checks every frame against the content
  * size its header states, which was checked against the declared size first.
  */
-export function decodeZstdBatch(frames: readonly Uint8Array[], declared: readonly unknown[]): Buffer[] | undefined {
-  if (builtin === undefined || !zstdBatchSupported() || frames.length < 2) return undefined;
+export function decodeZstdBatch(frames: readonly Uint8Array[], declared: readonly unknown[], options: DecodeOptions = {}): Buffer[] | undefined {
+  // Only zlib's set-up is worth sharing: the WebAssembly decoder and fzstd go row by row.
+  if ((options.engine ?? zstdEngine()) !== 'zlib' || builtin === undefined || !zstdBatchSupported() || frames.length < 2) return undefined;
   let total = 0;
   try {
     for (let i = 0; i < frames.length; i++) {
@@ -134,7 +157,11 @@ export function decodeZstd(frame: Uint8Array, declared: unknown, options: Decode
   const engine = options.engine ?? zstdEngine();
   let out: Uint8Array;
   try {
-    if (engine === 'zlib' && builtin !== undefined) {
+    if (engine === 'wasm' && wasmReady) {
+      // Its output is the header's content size when given (checked equal to the declared one
+      // above), else the declared size: a frame that decodes to more fails in zstd, not after.
+      out = wasmDecompress(frame, { defaultHeapSize: declared });
+    } else if (engine === 'zlib' && builtin !== undefined) {
       out = builtin(frame, { maxOutputLength: declared, chunkSize: outputChunk(declared) });
     } else if (content !== undefined) {
       // The header's size was checked against the declared one above, and fzstd allocates exactly

@@ -1,12 +1,13 @@
 /**
  * The zstd decoder of compressed transcript rows: the declared size is checked against the
- * bounds and the frame's own header before any byte is decoded, and both decoders (zlib's where
- * this Node has it, fzstd everywhere) give the same bytes on OpenClaw's real rows.
+ * bounds and the frame's own header before any byte is decoded, and every decoder (zstd's own
+ * compiled to WebAssembly, zlib's where this Node has it, fzstd) gives the same bytes on
+ * OpenClaw's real rows.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openSqlite } from '../../lib/sqlite/driver.ts';
-import { decodeZstd, decodeZstdBatch, frameContentSize, MAX_ZSTD_EVENT_BYTES, zstdBatchSupported, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
+import { decodeZstd, decodeZstdBatch, frameContentSize, loadZstdWasm, MAX_ZSTD_EVENT_BYTES, zstdBatchSupported, zstdEngine, ZstdSizeError, type ZstdEngineName } from '../../lib/sqlite/zstd.ts';
 import { SESSIONS, databaseOf } from '../session/helpers/openclaw-db.ts';
 
 interface Row {
@@ -26,10 +27,17 @@ function compressedRows(limit: number): Row[] {
   }
 }
 
-const engines: ZstdEngineName[] = zstdEngine() === 'zlib' ? ['zlib', 'fzstd'] : ['fzstd'];
+const builtinEngine = zstdEngine();
+const wasmLoaded = await loadZstdWasm();
+const engines: ZstdEngineName[] = ['wasm', ...(builtinEngine === 'zlib' ? (['zlib'] as const) : []), 'fzstd'];
 
 describe(`decodeZstd (this Node: ${zstdEngine()})`, () => {
   const rows = compressedRows(20);
+
+  test('the WebAssembly decoder loads, and is then the one in use, on every supported Node', () => {
+    assert.equal(wasmLoaded, true);
+    assert.equal(zstdEngine(), 'wasm');
+  });
 
   test("OpenClaw's frames declare their content size, equal to event_utf8_bytes", () => {
     assert.equal(rows.length, 20);
@@ -81,24 +89,43 @@ describe(`decodeZstd (this Node: ${zstdEngine()})`, () => {
       const row = rows[0]!;
       assert.throws(() => decodeZstd(row.zstd.subarray(0, row.zstd.length >> 1), row.declared, { engine }), ZstdSizeError);
     });
+
+    test(`${engine}: a frame header with its reserved bit set is refused before decoding`, () => {
+      const row = rows[0]!;
+      const frame = Buffer.from(row.zstd);
+      frame[4] = frame[4]! | 0x08;
+      assert.throws(() => decodeZstd(frame, row.declared, { engine }), { message: 'zstd frame header has its reserved bit set' });
+    });
+
+    test(`${engine}: a frame that decodes to more than its declared size fails, and the next frame still decodes`, () => {
+      // No size in the header, so only the decoder can find that the output runs over.
+      const content = Buffer.from('{"type":"message","id":"x"}');
+      const frame = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x00]), Buffer.from([(content.length << 3) | 1, 0, 0]), content]);
+      assert.throws(() => decodeZstd(frame, 10, { engine }), ZstdSizeError);
+      const row = rows[1]!;
+      assert.equal(decodeZstd(row.zstd, row.declared, { engine }).length, row.declared);
+    });
   }
 
   test('a batch decodes each frame to what it decodes to alone; where it cannot, it says so and the rows go one by one', () => {
     const frames = rows.map((row) => row.zstd);
     const declared = rows.map((row) => row.declared);
-    const batch = decodeZstdBatch(frames, declared);
+    // Only zlib decodes a batch: the other engines go row by row.
+    assert.equal(decodeZstdBatch(frames, declared, { engine: 'wasm' }), undefined);
+    assert.equal(decodeZstdBatch(frames, declared, { engine: 'fzstd' }), undefined);
+    const batch = decodeZstdBatch(frames, declared, { engine: 'zlib' });
     if (!zstdBatchSupported()) {
       // No built-in decoder (Node 20), or one that stops after the first frame (Node 22): row by row.
       assert.equal(batch, undefined);
-      assert.equal(zstdEngine() === 'zlib' && Number(process.versions.node.split('.')[0]) >= 24, false, 'Node 24 decodes concatenated frames');
+      assert.equal(builtinEngine === 'zlib' && Number(process.versions.node.split('.')[0]) >= 24, false, 'Node 24 decodes concatenated frames');
       return;
     }
     assert.ok(batch !== undefined);
     assert.deepEqual(batch, rows.map((row) => decodeZstd(row.zstd, row.declared)));
     // One declared size off by one, or one frame cut short: the batch is refused as a whole.
-    assert.equal(decodeZstdBatch(frames, declared.map((size, i) => (i === 3 ? size + 1 : size))), undefined);
-    assert.equal(decodeZstdBatch(frames.map((frame, i) => (i === 3 ? frame.subarray(0, frame.length >> 1) : frame)), declared), undefined);
-    assert.equal(decodeZstdBatch(frames, declared.map((size, i) => (i === 3 ? '10' : size))), undefined);
+    assert.equal(decodeZstdBatch(frames, declared.map((size, i) => (i === 3 ? size + 1 : size)), { engine: 'zlib' }), undefined);
+    assert.equal(decodeZstdBatch(frames.map((frame, i) => (i === 3 ? frame.subarray(0, frame.length >> 1) : frame)), declared, { engine: 'zlib' }), undefined);
+    assert.equal(decodeZstdBatch(frames, declared.map((size, i) => (i === 3 ? '10' : size)), { engine: 'zlib' }), undefined);
   });
 
   test('declared sizes outside 1 byte to 4 MiB, and bytes that are not zstd, are refused', () => {
