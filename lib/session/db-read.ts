@@ -99,7 +99,8 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
     }
     if (row.zstd === null || row.zstd === undefined) throw badRow(seq, 'neither event_json nor event_zstd is set');
     try {
-      return decodeZstd(row.zstd as Uint8Array, row.declared);
+      // A view the next decode overwrites: the index pass spools and scans it before the next row.
+      return decodeZstd(row.zstd as Uint8Array, row.declared, { transient: true });
     } catch (error) {
       if (error instanceof ZstdSizeError) throw badRow(seq, `compressed entry does not decode to its declared size: ${error.message}`);
       throw error;

@@ -13,7 +13,7 @@
 import { Buffer } from 'node:buffer';
 import zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
-import { decompress as wasmDecompress, init as wasmInit } from '@bokuweb/zstd-wasm';
+import { loadWasmDecoder, wasmDecodeTransient, wasmDecoderReady } from './zstd-wasm.ts';
 
 /** OpenClaw's bound on a compressed transcript event, both sides (transcript-payload MAX_COMPRESSED_EVENT_BYTES). */
 export const MAX_ZSTD_EVENT_BYTES = 4 * 1024 * 1024;
@@ -47,24 +47,17 @@ export function zstdBatchSupported(): boolean {
   return batchSupported;
 }
 
-let wasmLoad: Promise<boolean> | undefined;
-let wasmReady = false;
-
 /**
  * Loads the WebAssembly decoder (once; later calls share the first). Resolves to whether it is
  * ready: a failure leaves the built-in or fzstd in use, never an error.
  */
 export function loadZstdWasm(): Promise<boolean> {
-  wasmLoad ??= wasmInit().then(
-    () => (wasmReady = true),
-    () => false,
-  );
-  return wasmLoad;
+  return loadWasmDecoder();
 }
 
 /** Which decoder this Node uses now. */
 export function zstdEngine(): ZstdEngineName {
-  if (wasmReady) return 'wasm';
+  if (wasmDecoderReady()) return 'wasm';
   return builtin === undefined ? 'fzstd' : 'zlib';
 }
 
@@ -89,8 +82,13 @@ export function frameContentSize(frame: Uint8Array): number | undefined {
 }
 
 export interface DecodeOptions {
-  /** Force a decoder (tests run both); default: the built-in where present. */
+  /** Force a decoder (tests run each); default: zstdEngine(). */
   engine?: ZstdEngineName;
+  /**
+   * The bytes may be a view that the next decode overwrites (the WebAssembly decoder's memory):
+   * for a caller that copies or drops them before decoding again. Saves a copy and its garbage.
+   */
+  transient?: boolean;
 }
 
 /**
@@ -157,11 +155,12 @@ export function decodeZstd(frame: Uint8Array, declared: unknown, options: Decode
   const engine = options.engine ?? zstdEngine();
   let out: Uint8Array;
   try {
-    if (engine === 'wasm' && wasmReady) {
-      // Its output is the header's content size when given (checked equal to the declared one
-      // above), else the declared size: a frame that decodes to more fails in zstd, not after.
-      out = wasmDecompress(frame, { defaultHeapSize: declared });
-    } else if (engine === 'zlib' && builtin !== undefined) {
+    // Its output is capped at the declared size (which the header's, when given, was checked
+    // equal to above): a frame that decodes to more fails in zstd, not after.
+    const view = engine === 'wasm' ? wasmDecodeTransient(frame, declared) : undefined;
+    if (view !== undefined) {
+      out = options.transient === true ? view : Buffer.from(view);
+    } else if (engine !== 'fzstd' && builtin !== undefined) {
       out = builtin(frame, { maxOutputLength: declared, chunkSize: outputChunk(declared) });
     } else if (content !== undefined) {
       // The header's size was checked against the declared one above, and fzstd allocates exactly
