@@ -27,7 +27,11 @@ export interface GarbageAccountant {
   readonly collections: number;
 }
 
-export function createGarbageAccountant(gc: GcFunction | undefined, threshold = COLLECT_AFTER_CHARS): GarbageAccountant {
+export function createGarbageAccountant(
+  gc: GcFunction | undefined,
+  threshold = COLLECT_AFTER_CHARS,
+  collection: Parameters<GcFunction>[0] = { type: 'major', execution: 'async' },
+): GarbageAccountant {
   let pending = 0;
   let collections = 0;
   return {
@@ -37,7 +41,7 @@ export function createGarbageAccountant(gc: GcFunction | undefined, threshold = 
       if (pending < threshold) return;
       pending = 0;
       collections++;
-      gc({ type: 'major', execution: 'async' });
+      gc(collection);
     },
     get collections() {
       return collections;
@@ -45,7 +49,12 @@ export function createGarbageAccountant(gc: GcFunction | undefined, threshold = 
   };
 }
 
-const processAccountant = createGarbageAccountant((globalThis as { gc?: GcFunction }).gc);
+const processAccountant = createGarbageAccountant(exposedGc());
+
+/** The process's gc, where node runs with --expose-gc. */
+export function exposedGc(): GcFunction | undefined {
+  return (globalThis as { gc?: GcFunction }).gc;
+}
 
 /** The process-wide accountant's `released`. */
 export function releasedLargeStrings(chars: number): void {
