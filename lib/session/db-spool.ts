@@ -11,7 +11,7 @@
  * as long as the descriptor, so no exit, error or crash leaves it behind. It holds what the
  * session holds, no more, in the OS's temporary directory.
  */
-import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { close, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -106,8 +106,12 @@ export class RowSpool {
     this.seqs.length = 0;
   }
 
+  /**
+   * Closes the file on libuv's thread pool: the last close of an unlinked file frees its pages,
+   * which took 70 ms of the main thread for a 130 MB session. Nothing is read after it.
+   */
   close(): void {
-    if (this.descriptor >= 0) closeSync(this.descriptor);
+    if (this.descriptor >= 0) close(this.descriptor, () => undefined);
     this.descriptor = -1;
   }
 }

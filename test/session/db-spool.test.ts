@@ -5,9 +5,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fstatSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { RowSpool } from '../../lib/session/db-spool.ts';
 import { tempDir } from './helpers/files.ts';
+
+function isOpen(fd: number): boolean {
+  try {
+    fstatSync(fd);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const row = (seq: number, size: number): Buffer => Buffer.from(JSON.stringify({ seq, text: 'é'.repeat(size) }));
 
@@ -31,7 +41,13 @@ test('rows come back by offset, small and larger than one write, before and afte
     assert.equal(spool.append(again, 7), 0);
     assert.equal(spool.text(0, again.length), again.toString('utf8'));
     assert.equal(spool.seqAt(0), 7);
+    const fd = spool.fd;
     spool.close();
+    spool.close();
+    // Closed off the main thread: the descriptor is gone once the pool has run the close.
+    const deadline = Date.now() + 5000;
+    while (isOpen(fd) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(isOpen(fd), false);
   } finally {
     await cleanup();
   }
