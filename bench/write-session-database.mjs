@@ -12,7 +12,8 @@
  *
  *   node write-session-database.mjs SESSION.jsonl TEMPLATE.sqlite OUT.sqlite SESSION_ID
  */
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import zlib from 'node:zlib';
 
@@ -26,14 +27,10 @@ db.prepare('INSERT INTO session_nodes (session_key, current_session_id, entry_js
 db.prepare('INSERT INTO session_windows (session_id, session_key, created_at, updated_at) VALUES (?, ?, ?, ?)').run(sessionId, key, now, now);
 const insert = db.prepare('INSERT INTO transcript_events (session_id, seq, event_json, event_zstd, event_utf8_bytes, navigation_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
 const navigation = JSON.stringify({ version: 1, report: { kind: 'ignored' }, navigation: {}, reset: {}, model: {}, modelBytes: 0, modelWithoutCheckpointBytes: 0, withoutCustomDataBytes: 0 });
-const text = readFileSync(input, 'utf8');
 let seq = 0;
 let compressed = 0;
-for (let start = 0; start < text.length; ) {
-  let end = text.indexOf('\n', start);
-  if (end < 0) end = text.length;
-  const line = text.slice(start, end);
-  start = end + 1;
+// Line by line: a 100k-message session is past the longest string V8 makes.
+for await (const line of createInterface({ input: createReadStream(input, { encoding: 'utf8' }), crlfDelay: Infinity })) {
   if (line === '') continue;
   const bytes = Buffer.from(line, 'utf8');
   let stored = false;
