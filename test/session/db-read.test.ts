@@ -44,7 +44,7 @@ async function databaseMessages(file: string, sessionId: string, options: { full
 
 describe(`OpenClaw's readSessionContext on the fixture databases (engine: ${sqliteEngine()})`, async () => {
   const recorded = await references();
-  test('every session of both agents is recorded', () => assert.equal(recorded.length, 8));
+  test('every session of both agents is recorded', () => assert.equal(recorded.length, 13));
   for (const reference of recorded) {
     for (const fullParse of [false, true]) {
       test(`${reference.key}${fullParse ? ' (every row parsed)' : ''}: the same messages`, async () => {
@@ -60,7 +60,7 @@ describe('the session list', () => {
     const db = await openOpenClawDatabase(databaseOf('main'));
     try {
       const sessions = await listDatabaseSessions(db);
-      assert.equal(sessions.length, 7);
+      assert.equal(sessions.length, 12);
       for (const info of sessions) {
         assert.equal(info.current, true);
         assert.equal(info.messagesFrom, 'index', 'the fixture index is current');
