@@ -88,6 +88,12 @@ class Session {
     const at = tick();
     return this.entry('message', { message: { role: 'toolResult', toolCallId, toolName, content, isError, timestamp: at } }).id;
   }
+  /** A record as it is (a `leaf` control): it does not move this writer's leaf. */
+  record(fields) {
+    const id = `${this.id.slice(0, 4)}${(++this.next).toString(16).padStart(4, '0')}`;
+    this.lines.push({ id, timestamp: iso(tick()), ...fields });
+    return id;
+  }
   text() {
     return this.lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
   }
@@ -336,6 +342,30 @@ function excludeSession() {
   return s;
 }
 
+function navigationSession() {
+  // After a reset, a leaf control cannot leave the reset's subtree (it selects the current leaf),
+  // and an entry whose parent is before the reset goes under the leaf; entries beside the branch
+  // (appendMode "side") do not move the leaf, and one naming the last of them goes under the leaf.
+  const s = new Session('a1b2c3d4-000d-4000-8000-00000000000d');
+  s.user('Before the reset.');
+  const before = s.assistant([{ type: 'text', text: 'Gone after the reset.' }]);
+  s.entry('reset', { reason: 'reset' });
+  s.user('After the reset.');
+  const after = s.assistant([{ type: 'text', text: 'After.' }]);
+  s.record({ type: 'leaf', parentId: after, targetId: before });
+  s.leaf = before;
+  s.user('Appended where the leaf control pointed, before the reset.');
+  const current = s.assistant([{ type: 'text', text: 'Still in the reset subtree.' }]);
+  const side = s.entry('custom_message', { customType: 'note', content: 'Beside the branch.', display: true, appendMode: 'side' }, current).id;
+  const appended = s.message({ role: 'user', content: 'A side message: not on the path.' }, side);
+  s.lines.at(-1).appendMode = 'side';
+  // Named as parent while it is the append parent but not the leaf: the entry goes under the leaf.
+  s.leaf = appended;
+  s.user('Parent is the last side entry: goes under the leaf.');
+  s.assistant([{ type: 'text', text: 'Done.' }]);
+  return s;
+}
+
 // Built in this order so that the sessions added later do not move the earlier ones' clock.
 const main = [
   ['agent:main:main', toolsSession()],
@@ -353,6 +383,7 @@ main.push(
   ['agent:main:reset-compaction', resetThenCompactionSession()],
   ['agent:main:compaction-reset', compactionThenResetSession()],
   ['agent:main:exclude', excludeSession()],
+  ['agent:main:navigation', navigationSession()],
 );
 const AGENTS = { main, ops };
 

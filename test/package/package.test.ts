@@ -96,6 +96,7 @@ try {
         'agent:main:images',
         'agent:main:large',
         'agent:main:main',
+        'agent:main:navigation',
         'agent:main:providers',
         'agent:main:reset-compaction',
         'agent:main:reset-kept',

@@ -44,7 +44,7 @@ async function databaseMessages(file: string, sessionId: string, options: { full
 
 describe(`OpenClaw's readSessionContext on the fixture databases (engine: ${sqliteEngine()})`, async () => {
   const recorded = await references();
-  test('every session of both agents is recorded', () => assert.equal(recorded.length, 13));
+  test('every session of both agents is recorded', () => assert.equal(recorded.length, 14));
   for (const reference of recorded) {
     for (const fullParse of [false, true]) {
       test(`${reference.key}${fullParse ? ' (every row parsed)' : ''}: the same messages`, async () => {
@@ -60,7 +60,7 @@ describe('the session list', () => {
     const db = await openOpenClawDatabase(databaseOf('main'));
     try {
       const sessions = await listDatabaseSessions(db);
-      assert.equal(sessions.length, 12);
+      assert.equal(sessions.length, 13);
       for (const info of sessions) {
         assert.equal(info.current, true);
         assert.equal(info.messagesFrom, 'index', 'the fixture index is current');
@@ -163,7 +163,7 @@ describe("OpenClaw 2026.9's reader rules, which the database reader applies and 
       return `${m.role}: ${content}`;
     });
 
-  for (const name of ['resetKept', 'resetPlain', 'resetThenCompaction', 'compactionThenReset', 'exclude'] as const) {
+  for (const name of ['resetKept', 'resetPlain', 'resetThenCompaction', 'compactionThenReset', 'exclude', 'navigation'] as const) {
     test(`${name}: the 2026.7 file rules give another answer than OpenClaw's reader, so the differential test tells them apart`, async () => {
       const reference = (JSON.parse(await readFile(path.join(REFERENCE_DIR, 'main', `${SESSIONS[name]}.json`), 'utf8')) as Reference).messages;
       assert.notDeepEqual(await fromFile('main', SESSIONS[name]), reference);
@@ -214,6 +214,17 @@ describe("OpenClaw 2026.9's reader rules, which the database reader applies and 
       'user: Between the compaction and the reset.',
       'assistant: Answer between.',
       'user: After the reset.',
+      'assistant: Done.',
+    ]);
+  });
+
+  test("after a reset a leaf control selecting an entry before it selects the current leaf; an entry naming the last side entry goes under the leaf", async () => {
+    assert.deepEqual(texts(await databaseMessages(databaseOf('main'), SESSIONS.navigation)), [
+      'user: After the reset.',
+      'assistant: After.',
+      'user: Appended where the leaf control pointed, before the reset.',
+      'assistant: Still in the reset subtree.',
+      'user: Parent is the last side entry: goes under the leaf.',
       'assistant: Done.',
     ]);
   });

@@ -30,6 +30,7 @@ export const SESSIONS = {
   resetThenCompaction: 'a1b2c3d4-000a-4000-8000-00000000000a',
   compactionThenReset: 'a1b2c3d4-000b-4000-8000-00000000000b',
   exclude: 'a1b2c3d4-000c-4000-8000-00000000000c',
+  navigation: 'a1b2c3d4-000d-4000-8000-00000000000d',
 } as const;
 
 /** Copies an agent's fixture database into `dir` (as `name`); returns its path. */
