@@ -204,6 +204,15 @@ function isHeader(value: unknown): value is Record<string, unknown> {
   return isRecord(value) && value.type === 'session' && typeof value.id === 'string';
 }
 
+/** Whether a prefix-scanned string (no escapes) is empty or only whitespace, as trim() sees it. */
+function blankBytes(buffer: Buffer, start: number, end: number): boolean {
+  if (start >= end) return true;
+  const first = buffer[start]!;
+  // Whitespace is ASCII up to 0x20 or a non-ASCII character: anything else is not blank, without decoding.
+  if (first > 0x20 && first < 0x80) return false;
+  return buffer.toString('utf8', start, end).trim() === '';
+}
+
 function hitIn(hits: number[], cursor: { at: number }, start: number, end: number): boolean {
   while (cursor.at < hits.length && hits[cursor.at]! < start) cursor.at++;
   return cursor.at < hits.length && hits[cursor.at]! < end;
@@ -542,15 +551,15 @@ class IndexBuilder {
   /** A message line read by the prefix scan. */
   private scannedMessage(buffer: Buffer, start: number, end: number, offset: number, line: number): void {
     const prefix = this.prefix;
-    const name = this.ids.internBytes(buffer, prefix.idStart, prefix.idEnd);
-    const parent = prefix.parentStart < 0 ? PARENT_NULL : prefix.parentEnd === prefix.parentStart ? PARENT_INVALID : this.ids.internBytes(buffer, prefix.parentStart, prefix.parentEnd);
-    if (this.db && parent === PARENT_INVALID) {
-      // An empty parentId: 2026.9's scan skips the record.
+    if (this.db && (blankBytes(buffer, prefix.idStart, prefix.idEnd) || (prefix.parentStart >= 0 && blankBytes(buffer, prefix.parentStart, prefix.parentEnd)))) {
+      // A blank id or parentId: 2026.9's scan skips the record.
       this.scanned++;
       this.ordinal++;
       this.records++;
       return;
     }
+    const name = this.ids.internBytes(buffer, prefix.idStart, prefix.idEnd);
+    const parent = prefix.parentStart < 0 ? PARENT_NULL : prefix.parentEnd === prefix.parentStart ? PARENT_INVALID : this.ids.internBytes(buffer, prefix.parentStart, prefix.parentEnd);
     let value: Record<string, unknown> | undefined;
     if (this.ids.entryOf.get(name) >= 0) {
       // A duplicate id: which record wins depends on this one being JSON, so find out now.
