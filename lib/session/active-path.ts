@@ -31,8 +31,13 @@ export function resolveCanonicalName(index: SessionIndex, name: number): number 
   return current < 0 ? PARENT_NULL : current;
 }
 
-/** The entry numbers of the active path, root first. */
+/**
+ * The entry numbers of the active path, root first. Under the database rules a walk that comes
+ * back to an id already on it (a self-parent included) gives no path at all, as 2026.9's
+ * `selectSessionTranscriptTreePathNodes` does; the file rules keep what was walked.
+ */
 export function activePath(index: SessionIndex): Int32Array {
+  const db = index.rules === 'openclaw-2026.9';
   // Typed arrays throughout: a million-entry path makes no garbage.
   const path = new Int32Array(index.entryCount);
   const seen = new Uint8Array(index.ids.size);
@@ -45,12 +50,13 @@ export function activePath(index: SessionIndex): Int32Array {
       path[length++] = entry;
       const logical = index.logicalParent.get(current);
       let parent = logical !== undefined ? logical : resolveCanonicalName(index, index.parentName.get(entry));
-      if (parent === current) parent = PARENT_NULL;
+      if (parent === current && !db) parent = PARENT_NULL;
       current = parent;
     } else {
       current = index.opaqueParent.get(current) ?? PARENT_NULL;
     }
   }
+  if (db && current >= 0) return new Int32Array(0);
   return path.subarray(0, length).reverse();
 }
 

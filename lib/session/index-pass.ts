@@ -529,6 +529,8 @@ class IndexBuilder {
       this.leafRecord(value, name, forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId));
       return;
     }
+    // 2026.9's scan ignores a `leaf` record of another shape; the file rules make it an opaque link.
+    if (this.db && type === 'leaf') return;
     if (hasId && parentIsNullOrString) this.opaqueLink(forcedName ?? this.ids.intern(id as string), forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId));
   }
 

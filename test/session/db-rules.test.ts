@@ -54,3 +54,24 @@ for (const fullParse of [false, true]) {
     assert.deepEqual([flagged('file'), flagged('openclaw-2026.9')], [false, true]);
   });
 }
+
+test('a cycle on the path: the file rules keep what was walked, the database rules give no path (as 2026.9 does)', () => {
+  // The second record of id b names c, whose parent is b: a cycle.
+  const records = [message('a', null), message('b', 'a'), message('c', 'b'), message('b', 'c')];
+  assert.deepEqual(pathIds(records, 'file', true), ['c', 'b']);
+  assert.deepEqual(pathIds(records, 'openclaw-2026.9', true), []);
+  // A first entry naming itself: under the file rules a root.
+  assert.deepEqual(pathIds([message('s', 's')], 'file', true), ['s']);
+  assert.deepEqual(pathIds([message('s', 's')], 'openclaw-2026.9', true), []);
+});
+
+test('a `leaf` record of another shape: an opaque link under the file rules, ignored under the database rules', () => {
+  // Under the file rules it becomes the append parent, so the next entry naming it goes under the leaf.
+  const records = [message('a', null), message('b', 'a'), { type: 'leaf', id: 'l', parentId: 'a', targetId: 'a', appendMode: 'other' }, message('c', 'l')];
+  assert.deepEqual(pathIds(records, 'file', true), ['a', 'b', 'c']);
+  assert.deepEqual(pathIds(records, 'openclaw-2026.9', true), ['a', 'b', 'c']);
+  // Named when it is not the append parent: the file rules follow the link to a; to 2026.9 the parent is unknown, so the leaf.
+  const later = [message('a', null), message('b', 'a'), { type: 'leaf', id: 'l', parentId: 'a', targetId: 'a', appendMode: 'other' }, message('c', 'b'), message('d', 'l')];
+  assert.deepEqual(pathIds(later, 'file', true), ['a', 'd']);
+  assert.deepEqual(pathIds(later, 'openclaw-2026.9', true), ['a', 'b', 'c', 'd']);
+});
