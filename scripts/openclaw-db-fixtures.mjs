@@ -76,13 +76,23 @@ class Session {
     const at = tick();
     return this.entry('message', { message: { role: 'user', content, timestamp: at } }).id;
   }
-  assistant(content, { provider = 'anthropic', api = 'anthropic-messages', model = 'claude-sonnet-4-5', stopReason = 'stop' } = {}) {
+  assistant(content, { provider = 'anthropic', api = 'anthropic-messages', model = 'claude-sonnet-4-5', stopReason = 'stop', ...extra } = {}) {
     const at = tick();
-    return this.entry('message', { message: { role: 'assistant', content, api, provider, model, usage, stopReason, timestamp: at } }).id;
+    return this.entry('message', { message: { role: 'assistant', content, api, provider, model, usage, stopReason, timestamp: at, ...extra } }).id;
+  }
+  /** A message of any role with its own fields (excludeFromContext, bashExecution's). */
+  message(message, parent = this.leaf) {
+    return this.entry('message', { message: { ...message, timestamp: tick() } }, parent).id;
   }
   toolResult(toolCallId, toolName, content, isError = false) {
     const at = tick();
     return this.entry('message', { message: { role: 'toolResult', toolCallId, toolName, content, isError, timestamp: at } }).id;
+  }
+  /** A record as it is (a `leaf` control): it does not move this writer's leaf. */
+  record(fields) {
+    const id = `${this.id.slice(0, 4)}${(++this.next).toString(16).padStart(4, '0')}`;
+    this.lines.push({ id, timestamp: iso(tick()), ...fields });
+    return id;
   }
   text() {
     return this.lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
@@ -223,18 +233,159 @@ function opsSession() {
   return s;
 }
 
-const AGENTS = {
-  main: [
-    ['agent:main:main', toolsSession()],
-    ['agent:main:branches', branchesSession()],
-    ['agent:main:compaction', compactionSession()],
-    ['agent:main:images', imagesSession()],
-    ['agent:main:large', largeSession()],
-    ['agent:main:v1', v1Session()],
-    ['agent:main:providers', providersSession()],
-  ],
-  ops: [['agent:ops:main', opsSession()]],
-};
+// ---- OpenClaw 2026.9's reader rules (reset boundaries, excludeFromContext, the tree scan) ----
+
+// A provider's compaction checkpoint: OpenClaw drops it from assistants outside the current window.
+const CHECKPOINT = { providerReplay: { type: 'anthropic-compaction', replayIndex: 0, content: 'opaque-compaction-state' } };
+
+function resetKeptSession() {
+  // A reset keeping, from firstKeptEntryId, user and assistant turns and the tool results paired
+  // with a call among them; everything else of that window is dropped.
+  const s = new Session('a1b2c3d4-0008-4000-8000-000000000008');
+  s.user('Before the kept window.');
+  s.assistant([{ type: 'text', text: 'Not kept: before firstKeptEntryId.' }]);
+  const first = s.user('First kept question.');
+  s.assistant(
+    [
+      { type: 'text', text: 'Two calls, one answered.' },
+      { type: 'toolCall', id: 'toolu_paired', name: 'bash', arguments: { command: 'ls' } },
+      { type: 'toolCall', id: 'toolu_late', name: 'read', arguments: { path: 'a' } },
+      { type: 'toolCall', id: 'toolu_unanswered', name: 'bash', arguments: { command: 'pwd' } },
+    ],
+    { stopReason: 'toolUse', ...CHECKPOINT },
+  );
+  s.toolResult('toolu_paired', 'bash', [{ type: 'text', text: 'paired result' }]);
+  s.toolResult('toolu_paired', 'bash', [{ type: 'text', text: 'a second result for the same call' }]);
+  s.toolResult('toolu_orphan', 'bash', [{ type: 'text', text: 'a result with no call' }]);
+  s.assistant([{ type: 'toolCall', id: 'toolu_next', name: 'bash', arguments: { command: 'id' } }], { stopReason: 'toolUse' });
+  s.toolResult('toolu_next', 'bash', [{ type: 'text', text: 'uid=0' }]);
+  s.toolResult('toolu_late', 'read', [{ type: 'text', text: 'a result after the next call' }]);
+  s.entry('custom_message', { customType: 'note', content: 'Not kept: a custom message in the window.', display: true });
+  s.message({ role: 'user', content: 'Kept although excluded from context.', excludeFromContext: true });
+  s.message({ role: 'bashExecution', command: 'ls', output: 'x', exitCode: 0, cancelled: false, truncated: false });
+  s.assistant([{ type: 'text', text: 'Last kept answer.' }]);
+  s.entry('reset', { reason: 'reset', firstKeptEntryId: first });
+  s.user('After the reset.');
+  s.assistant([{ type: 'text', text: 'Fresh start, with the kept turns.' }], CHECKPOINT);
+  return s;
+}
+
+function resetPlainSession() {
+  // A reset without firstKeptEntryId keeps nothing before it; an entry appended after it whose
+  // parent is before the reset is re-attached to the current leaf, as is one naming no known parent.
+  const s = new Session('a1b2c3d4-0009-4000-8000-000000000009');
+  s.user('Before the reset.');
+  const before = s.assistant([{ type: 'text', text: 'Gone after the reset.' }]);
+  s.entry('reset', { reason: 'new' });
+  s.user('After the reset.');
+  s.assistant([{ type: 'text', text: 'New session.' }]);
+  s.leaf = before;
+  s.user('Written with a parent from before the reset.');
+  s.assistant([{ type: 'text', text: 'Still after the reset.' }]);
+  s.leaf = 'a1b2ffff';
+  s.user('Written with a parent nobody knows.');
+  s.assistant([{ type: 'text', text: 'Last.' }]);
+  return s;
+}
+
+function resetThenCompactionSession() {
+  // The latest boundary wins: a compaction after a reset keeps from its own firstKeptEntryId.
+  const s = new Session('a1b2c3d4-000a-4000-8000-00000000000a');
+  const first = s.user('Before the reset.');
+  s.assistant([{ type: 'text', text: 'Answer before the reset.' }]);
+  s.entry('reset', { reason: 'idle', firstKeptEntryId: first });
+  s.user('After the reset.');
+  const kept = s.assistant([{ type: 'text', text: 'Kept by the compaction, its checkpoint dropped.' }], CHECKPOINT);
+  s.message({ role: 'user', content: 'Excluded, in the compaction window.', excludeFromContext: true });
+  s.user('Also kept.');
+  s.entry('compaction', { summary: 'The reset and what followed.', firstKeptEntryId: kept, tokensBefore: 4321 });
+  s.user('After the compaction.');
+  s.assistant([{ type: 'text', text: 'Current, checkpoint kept.' }], CHECKPOINT);
+  return s;
+}
+
+function compactionThenResetSession() {
+  // A reset after a compaction: its window spans the compaction, which yields nothing there.
+  const s = new Session('a1b2c3d4-000b-4000-8000-00000000000b');
+  s.user('Oldest.');
+  s.assistant([{ type: 'text', text: 'Oldest answer.' }]);
+  const first = s.user('Kept by both.');
+  s.assistant([{ type: 'text', text: 'Kept answer.' }]);
+  s.entry('compaction', { summary: 'The oldest exchange.', firstKeptEntryId: first, tokensBefore: 2222 });
+  s.user('Between the compaction and the reset.');
+  s.assistant([{ type: 'text', text: 'Answer between.' }]);
+  s.entry('reset', { reason: 'daily', firstKeptEntryId: first });
+  s.user('After the reset.');
+  s.assistant([{ type: 'text', text: 'Done.' }]);
+  return s;
+}
+
+function excludeSession() {
+  // excludeFromContext drops a message of any role, in a compaction's kept window and after it;
+  // an entry in the middle naming an unknown parent is re-attached to the leaf.
+  const s = new Session('a1b2c3d4-000c-4000-8000-00000000000c');
+  const first = s.user('Start.');
+  s.assistant([{ type: 'text', text: 'Started.' }]);
+  s.message({ role: 'user', content: 'Excluded, in the kept window.', excludeFromContext: true });
+  s.entry('compaction', { summary: 'The start.', firstKeptEntryId: first, tokensBefore: 111 });
+  s.user('After the compaction.');
+  s.message({ role: 'user', content: 'Excluded user message.', excludeFromContext: true });
+  s.message({ role: 'bashExecution', command: 'make', output: 'built', exitCode: 0, cancelled: false, truncated: false, excludeFromContext: true });
+  s.message({ role: 'bashExecution', command: 'ls', output: 'src', exitCode: 0, cancelled: false, truncated: false });
+  s.message({ role: 'custom', customType: 'note', content: 'Excluded custom message.', display: true, excludeFromContext: true });
+  s.message({ role: 'user', content: 'Not excluded: the flag is false.', excludeFromContext: false });
+  s.leaf = 'c0ffee00';
+  s.user('A parent nobody knows, in the middle.');
+  s.assistant([{ type: 'text', text: 'Answered.' }]);
+  s.user('Last question.');
+  s.assistant([{ type: 'text', text: 'Last answer.' }]);
+  return s;
+}
+
+function navigationSession() {
+  // After a reset, a leaf control cannot leave the reset's subtree (it selects the current leaf),
+  // and an entry whose parent is before the reset goes under the leaf; entries beside the branch
+  // (appendMode "side") do not move the leaf, and one naming the last of them goes under the leaf.
+  const s = new Session('a1b2c3d4-000d-4000-8000-00000000000d');
+  s.user('Before the reset.');
+  const before = s.assistant([{ type: 'text', text: 'Gone after the reset.' }]);
+  s.entry('reset', { reason: 'reset' });
+  s.user('After the reset.');
+  const after = s.assistant([{ type: 'text', text: 'After.' }]);
+  s.record({ type: 'leaf', parentId: after, targetId: before });
+  s.leaf = before;
+  s.user('Appended where the leaf control pointed, before the reset.');
+  const current = s.assistant([{ type: 'text', text: 'Still in the reset subtree.' }]);
+  const side = s.entry('custom_message', { customType: 'note', content: 'Beside the branch.', display: true, appendMode: 'side' }, current).id;
+  const appended = s.message({ role: 'user', content: 'A side message: not on the path.' }, side);
+  s.lines.at(-1).appendMode = 'side';
+  // Named as parent while it is the append parent but not the leaf: the entry goes under the leaf.
+  s.leaf = appended;
+  s.user('Parent is the last side entry: goes under the leaf.');
+  s.assistant([{ type: 'text', text: 'Done.' }]);
+  return s;
+}
+
+// Built in this order so that the sessions added later do not move the earlier ones' clock.
+const main = [
+  ['agent:main:main', toolsSession()],
+  ['agent:main:branches', branchesSession()],
+  ['agent:main:compaction', compactionSession()],
+  ['agent:main:images', imagesSession()],
+  ['agent:main:large', largeSession()],
+  ['agent:main:v1', v1Session()],
+  ['agent:main:providers', providersSession()],
+];
+const ops = [['agent:ops:main', opsSession()]];
+main.push(
+  ['agent:main:reset-kept', resetKeptSession()],
+  ['agent:main:reset-plain', resetPlainSession()],
+  ['agent:main:reset-compaction', resetThenCompactionSession()],
+  ['agent:main:compaction-reset', compactionThenResetSession()],
+  ['agent:main:exclude', excludeSession()],
+  ['agent:main:navigation', navigationSession()],
+);
+const AGENTS = { main, ops };
 
 // ---- run OpenClaw ----
 

@@ -9,6 +9,9 @@
  * then run on that snapshot without holding back OpenClaw's WAL checkpoints. `release()` (or the
  * end of the read pass) closes the spool.
  *
+ * The rows are read by OpenClaw 2026.9's reader rules (index.rules 'openclaw-2026.9'), not the
+ * session file's 2026.7 ones: `reset` boundaries, `excludeFromContext`, and its tree scan.
+ *
  * Rows are strict where lines are lenient: a row that is not JSON, or whose zstd does not decode
  * to its declared size, fails the session with its seq (OpenClaw's own reader fails on it too),
  * where a file's torn line would be skipped.
@@ -198,6 +201,8 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
         return rows.size + 1;
       },
       fullParse: options.fullParse,
+      // OpenClaw 2026.9's reader: reset boundaries, excludeFromContext, its tree scan's re-attachments.
+      rules: 'openclaw-2026.9',
     });
   };
 

@@ -28,6 +28,14 @@ export const CANONICAL_TYPES: ReadonlyMap<string, number> = new Map([
 
 export const TYPE_NAMES: readonly string[] = [...CANONICAL_TYPES.keys()];
 
+/**
+ * OpenClaw 2026.9 writes `reset` entries (a session reset: a boundary like a compaction) and its
+ * reader counts them canonical. Only the database reader knows the type; in a session file (2026.7
+ * rules) a `reset` record stays an opaque link.
+ */
+export const T_RESET = 9;
+export const DB_CANONICAL_TYPES: ReadonlyMap<string, number> = new Map([...CANONICAL_TYPES, ['reset', T_RESET]]);
+
 /** `appendMode: "side"`: appended beside the active branch, does not move the leaf. */
 export const F_SIDE = 1;
 /** Produces a message when on the emitted part of the path (message, custom_message, branch_summary with a summary). */
@@ -40,6 +48,9 @@ export const F_MENTIONS_SUMMARY = 8;
 export const F_DEAD = 16;
 /** The line holds `"image"` somewhere (it may carry an image block): the image census reads it. */
 export const F_MENTIONS_IMAGE = 32;
+
+/** Database rules: a `message` entry whose message has `excludeFromContext: true` (OpenClaw 2026.9 leaves it out of the context). */
+export const F_EXCLUDED = 64;
 
 /** Parent slot values besides a name: null, and a parentId that is not a non-empty string. */
 export const PARENT_NULL = -1;

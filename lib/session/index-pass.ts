@@ -32,8 +32,10 @@ import { ROLE_COMPACTION_SUMMARY, ROLE_OTHER, ROLE_TOOL_RESULT, ROLE_UNKNOWN, ro
 import { hashResultId, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
 import {
   CANONICAL_TYPES,
+  DB_CANONICAL_TYPES,
   F_DEAD,
   F_EMITS,
+  F_EXCLUDED,
   F_MENTIONS_IMAGE,
   F_MENTIONS_SUMMARY,
   F_SIDE,
@@ -47,6 +49,7 @@ import {
   T_CUSTOM_MESSAGE,
   T_MESSAGE,
   T_MODEL_CHANGE,
+  T_RESET,
   T_SESSION_INFO,
   T_THINKING_LEVEL_CHANGE,
 } from './entry-types.ts';
@@ -66,7 +69,16 @@ export interface SnapshotInfo {
   readonly timestamp: unknown;
 }
 
+/**
+ * Which reader's rules a session is read by: a session file by OpenClaw 2026.7's file loader
+ * (spec/session-file.md); a database session by OpenClaw 2026.9's tree scan, which also knows
+ * `reset` entries and `excludeFromContext`, and re-attaches an entry to the leaf where the file
+ * rules would cut the path (a parent unknown so far, or one outside the latest reset's subtree).
+ */
+export type SessionRules = 'file' | 'openclaw-2026.9';
+
 export interface SessionIndex {
+  readonly rules: SessionRules;
   readonly path: string;
   readonly source: string;
   /** File identity and size when indexed; the read pass checks them. */
@@ -167,6 +179,7 @@ class RestartIndex {
 const APPEND_MODE = Buffer.from('"appendMode"', 'latin1');
 const SUMMARY_ROLE = Buffer.from('"compactionSummary"', 'latin1');
 const IMAGE_TYPE = Buffer.from('"image"', 'latin1');
+const EXCLUDE_KEY = Buffer.from('"excludeFromContext"', 'latin1');
 const OPEN_BRACE = 0x7b;
 const MAX_LISTED_MALFORMED = 100;
 
@@ -189,6 +202,15 @@ function migrationsFor(version: unknown): { v1: boolean; v2: boolean } {
 
 function isHeader(value: unknown): value is Record<string, unknown> {
   return isRecord(value) && value.type === 'session' && typeof value.id === 'string';
+}
+
+/** Whether a prefix-scanned string (no escapes) is empty or only whitespace, as trim() sees it. */
+function blankBytes(buffer: Buffer, start: number, end: number): boolean {
+  if (start >= end) return true;
+  const first = buffer[start]!;
+  // Whitespace is ASCII up to 0x20 or a non-ASCII character: anything else is not blank, without decoding.
+  if (first > 0x20 && first < 0x80) return false;
+  return buffer.toString('utf8', start, end).trim() === '';
 }
 
 function hitIn(hits: number[], cursor: { at: number }, start: number, end: number): boolean {
@@ -263,12 +285,25 @@ class IndexBuilder {
   private readonly imageCursor = { at: 0 };
   private lastNonBlank = -1;
   private lastFailed: { offset: number; length: number; line: number } | undefined;
+  /** Database rules: where `"excludeFromContext"` stands in the current chunk (such a message is parsed whole). */
+  private readonly excludeHits: number[] = [];
+  private readonly excludeCursor = { at: 0 };
+  /**
+   * Database rules: the latest reset's subtree, as the reset generation each name was last marked
+   * with (a new reset clears the set by counting up). Allocated at the first reset.
+   */
+  private resetGeneration = 0;
+  private resetMark: Blocks<Int32Array> | undefined;
+  private readonly db: boolean;
 
   constructor(
     private readonly source: RecordSource,
     private readonly fullParse: boolean,
     private readonly forcedHeader: Record<string, unknown> | undefined,
-  ) {}
+    readonly rules: SessionRules = 'file',
+  ) {
+    this.db = rules === 'openclaw-2026.9';
+  }
 
   get entryCount(): number {
     return this.types.length;
@@ -278,6 +313,10 @@ class IndexBuilder {
     findAll(buffer, end, IMAGE_TYPE, this.imageHits);
     this.imageCursor.at = 0;
     if (this.fullParse) return;
+    if (this.db) {
+      findAll(buffer, end, EXCLUDE_KEY, this.excludeHits);
+      this.excludeCursor.at = 0;
+    }
     findAll(buffer, end, APPEND_MODE, this.appendHits);
     findAll(buffer, end, SUMMARY_ROLE, this.summaryHits);
     this.appendCursor.at = 0;
@@ -302,6 +341,7 @@ class IndexBuilder {
       !this.migrateV1 &&
       buffer[start] === OPEN_BRACE &&
       !hitIn(this.appendHits, this.appendCursor, start, end) &&
+      !(this.db && hitIn(this.excludeHits, this.excludeCursor, start, end)) &&
       scanMessagePrefix(buffer, start, end, this.prefix)
     ) {
       this.lastNonBlank = offset;
@@ -470,9 +510,11 @@ class IndexBuilder {
     const type = value.type;
     if (type === 'session') return;
     const id = forcedName !== undefined ? forcedName : value.id;
-    const code = typeof type === 'string' ? CANONICAL_TYPES.get(type) : undefined;
-    const hasId = forcedName !== undefined || (typeof id === 'string' && id !== '');
+    const code = typeof type === 'string' ? (this.db ? DB_CANONICAL_TYPES : CANONICAL_TYPES).get(type) : undefined;
+    const hasId = forcedName !== undefined || (typeof id === 'string' && id !== '' && (!this.db || id.trim() !== ''));
     const parentId = value.parentId;
+    // 2026.9's scan skips a record whose parentId is there but neither null nor a non-blank string.
+    if (this.db && Object.hasOwn(value, 'parentId') && parentId !== null && !(typeof parentId === 'string' && parentId.trim() !== '')) return;
     if (code !== undefined && hasId) {
       const name = forcedName ?? this.ids.intern(id as string);
       const hasParentKey = forcedName !== undefined || Object.hasOwn(value, 'parentId');
@@ -487,6 +529,8 @@ class IndexBuilder {
       this.leafRecord(value, name, forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId));
       return;
     }
+    // 2026.9's scan ignores a `leaf` record of another shape; the file rules make it an opaque link.
+    if (this.db && type === 'leaf') return;
     if (hasId && parentIsNullOrString) this.opaqueLink(forcedName ?? this.ids.intern(id as string), forcedName !== undefined ? forcedParent! : this.parentNameOf(parentId));
   }
 
@@ -509,6 +553,13 @@ class IndexBuilder {
   /** A message line read by the prefix scan. */
   private scannedMessage(buffer: Buffer, start: number, end: number, offset: number, line: number): void {
     const prefix = this.prefix;
+    if (this.db && (blankBytes(buffer, prefix.idStart, prefix.idEnd) || (prefix.parentStart >= 0 && blankBytes(buffer, prefix.parentStart, prefix.parentEnd)))) {
+      // A blank id or parentId: 2026.9's scan skips the record.
+      this.scanned++;
+      this.ordinal++;
+      this.records++;
+      return;
+    }
     const name = this.ids.internBytes(buffer, prefix.idStart, prefix.idEnd);
     const parent = prefix.parentStart < 0 ? PARENT_NULL : prefix.parentEnd === prefix.parentStart ? PARENT_INVALID : this.ids.internBytes(buffer, prefix.parentStart, prefix.parentEnd);
     let value: Record<string, unknown> | undefined;
@@ -605,7 +656,11 @@ class IndexBuilder {
     this.settle(hasParentKey && !side ? parent : -3);
     const prevEntry = this.ids.entryOf.get(name);
     const prevLogical = this.logicalParent.get(name);
-    if (!hasParentKey || (!side && parent === this.appendParent && this.leafName !== this.appendParent)) {
+    if (this.db) {
+      if (!hasParentKey || (!side && this.reattachedToLeaf(parent))) this.logicalParent.set(name, this.leafName);
+      // A record with the same id replaces the earlier one, parent and all.
+      else this.logicalParent.delete(name);
+    } else if (!hasParentKey || (!side && parent === this.appendParent && this.leafName !== this.appendParent)) {
       this.logicalParent.set(name, this.leafName);
     }
     const entry = this.types.push(code);
@@ -623,6 +678,7 @@ class IndexBuilder {
           const message = value.message;
           if (isRecord(message)) {
             role = roleCode(message.role);
+            if (this.db && message.excludeFromContext === true) flags |= F_EXCLUDED;
             if (role === ROLE_TOOL_RESULT) for (const id of resultIdsOfMessage(message)) this.result(entry, hashResultId(id));
             if (role === ROLE_COMPACTION_SUMMARY) this.summaryTimestamps.set(entry, message.timestamp);
           }
@@ -643,6 +699,11 @@ class IndexBuilder {
             else if (typeof firstKept === 'string' && firstKept !== '') firstKeptName = this.ids.intern(firstKept);
           }
           this.compactions.set(entry, { firstKeptName, timestamp: value.timestamp });
+          break;
+        }
+        case T_RESET: {
+          const firstKept = value.firstKeptEntryId;
+          this.compactions.set(entry, { firstKeptName: typeof firstKept === 'string' && firstKept !== '' ? this.ids.intern(firstKept) : -1, timestamp: value.timestamp });
           break;
         }
         case T_THINKING_LEVEL_CHANGE:
@@ -670,9 +731,42 @@ class IndexBuilder {
     if (speculative) {
       this.pending = { entry, name, prevLeaf: this.leafName, prevAppend: this.appendParent, prevEntry, prevLogical };
     }
+    if (this.db) {
+      if (code === T_RESET) {
+        // A new reset: its subtree starts over from it.
+        this.resetGeneration++;
+        this.markResetDescendant(name);
+      } else {
+        const effective = this.logicalParent.get(name) ?? parent;
+        if (this.isResetDescendant(effective)) this.markResetDescendant(name);
+      }
+    }
     this.appendParent = name;
     if (!side) this.leafName = name;
     return entry;
+  }
+
+  /**
+   * Database rules (2026.9's scan): a canonical entry not appended beside the branch goes under
+   * the current leaf instead of its stored parent when a reset came before and the parent is
+   * outside the latest reset's subtree, when its parent is unknown so far (and there is a leaf),
+   * or (as in a file) when it names the append parent while the leaf moved elsewhere.
+   */
+  private reattachedToLeaf(parent: number): boolean {
+    if (this.resetGeneration > 0 && (parent < 0 || !this.isResetDescendant(parent))) return true;
+    if (parent >= 0 && this.leafName !== PARENT_NULL && this.ids.entryOf.get(parent) < 0 && !this.opaqueParent.has(parent)) return true;
+    return parent === this.appendParent && this.leafName !== this.appendParent;
+  }
+
+  private isResetDescendant(name: number): boolean {
+    const marks = this.resetMark;
+    return name >= 0 && marks !== undefined && name < marks.length && marks.get(name) === this.resetGeneration;
+  }
+
+  private markResetDescendant(name: number): void {
+    const marks = (this.resetMark ??= int32s());
+    marks.reserve(name);
+    marks.set(name, this.resetGeneration);
   }
 
   /** Whether an id is "known" to a leaf record: null, an entry, or a valid opaque link seen so far. */
@@ -686,9 +780,15 @@ class IndexBuilder {
   /** §5 case 2: a `leaf` control record. */
   private leafRecord(value: Record<string, unknown>, name: number, parent: number): void {
     this.settle(-3);
-    const target = this.parentNameOf(value.targetId);
-    const hasAppendParent = value.appendParentId !== undefined;
-    const appendParent = hasAppendParent ? this.parentNameOf(value.appendParentId) : PARENT_NULL;
+    let target = this.parentNameOf(value.targetId);
+    let hasAppendParent = value.appendParentId !== undefined;
+    let appendParent = hasAppendParent ? this.parentNameOf(value.appendParentId) : PARENT_NULL;
+    if (this.db && this.resetGeneration > 0 && this.leafName !== PARENT_NULL && !this.isResetDescendant(target)) {
+      // 2026.9: after a reset, a leaf control cannot leave the reset's subtree; it selects the current leaf.
+      target = this.leafName;
+      hasAppendParent = true;
+      appendParent = this.leafName;
+    }
     if (!this.known(target) || (hasAppendParent && !this.known(appendParent))) {
       this.invalidLeaf.add(name);
       this.opaqueParent.set(name, this.resolveAppendParent(parent));
@@ -696,6 +796,7 @@ class IndexBuilder {
     }
     const leaf = target === PARENT_NULL || this.entryOfName(target) >= 0 ? target : this.resolveCanonical(target);
     this.opaqueParent.set(name, leaf);
+    if (this.isResetDescendant(target)) this.markResetDescendant(name);
     this.leafName = leaf;
     this.appendParent = hasAppendParent ? this.resolveAppendParent(appendParent) : leaf;
   }
@@ -704,6 +805,7 @@ class IndexBuilder {
   private opaqueLink(name: number, parent: number): void {
     this.settle(-3);
     this.opaqueParent.set(name, parent < 0 ? PARENT_NULL : parent);
+    if (this.isResetDescendant(parent)) this.markResetDescendant(name);
     this.appendParent = name;
   }
 
@@ -731,6 +833,7 @@ class IndexBuilder {
       compactions.set(entry, { ...compactions.get(entry)!, firstKeptName: name });
     }
     return {
+      rules: this.rules,
       path,
       source,
       dev: stat.dev,
@@ -851,6 +954,8 @@ export interface RecordIndexParams {
   /** One more than the largest offset (picks the read plan's offset width). */
   size: number;
   fullParse?: boolean;
+  /** The rules the records are read by (default: a session file's). */
+  rules?: SessionRules;
 }
 
 /** Pass 1 over records that come one at a time (a database session's rows), by the same rules as a file's lines. */
@@ -859,7 +964,7 @@ export function buildRecordIndex(params: RecordIndexParams): SessionIndex {
   let fullParse = params.fullParse ?? false;
   let forcedHeader: Record<string, unknown> | undefined;
   for (let restarts = 0; ; restarts++) {
-    const builder = new IndexBuilder(params.reader, fullParse, forcedHeader);
+    const builder = new IndexBuilder(params.reader, fullParse, forcedHeader, params.rules);
     try {
       let count = 0;
       for (const record of params.records()) {

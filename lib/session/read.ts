@@ -23,7 +23,10 @@ import { isRecord, type Message } from '../types.ts';
 import { compactionTimestampOf } from '../timestamps.ts';
 import { buildSessionIndex, openSessionFile, type SessionIndex } from './index-pass.ts';
 import { EMITTED_ENTRY, type EntrySource, type EntryTexts } from './entry-source.ts';
-import { planEmission } from './active-path.ts';
+import { activePath, planEmission } from './active-path.ts';
+import { resetKeptEntries } from './reset-window.ts';
+import { inputLineOf, recordInputLine } from '../input-lines.ts';
+import { withoutReplayCheckpoint } from './replay-checkpoint.ts';
 import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
 import { ResultIdIndex } from '../result-index.ts';
@@ -165,6 +168,8 @@ interface ReadPlan extends LineContext {
   readonly types: Uint8Array;
   /** File line numbers of the emitted lines, when asked for (recordFileLines). */
   readonly lines: Int32Array | undefined;
+  /** Database rules: the first this many entries come from before the boundary, and their assistants lose a compaction checkpoint. */
+  readonly checkpointFree: number;
 }
 
 interface LineContext {
@@ -306,11 +311,14 @@ interface Prepared {
 
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
 async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean; takeImageCensus?: boolean }, now: () => number): Promise<Prepared> {
-  const plan = planEmission(index);
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
   const texts = await entries.open('prepare');
   try {
     const readEntry = async (entry: number): Promise<string> => texts.text(index.offset.get(entry), index.length.get(entry));
+    // A reset's window is read here, once, for its tool pairing (database rules only).
+    const resetKept = (window: Int32Array): Int32Array =>
+      resetKeptEntries(window, (entry) => parseEntry(context, index.line.get(entry), texts.text(index.offset.get(entry), index.length.get(entry))).message);
+    const plan = planEmission(index, activePath(index), { resetKept });
     let summary: Message | undefined;
     let compactionAt: number | undefined;
     if (plan.compaction >= 0) {
@@ -325,6 +333,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       lengths: new Int32Array(n),
       types: new Uint8Array(n),
       lines: route.recordFileLines ? new Int32Array(n) : undefined,
+      checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0,
     };
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const first = summary === undefined ? 1 : 2;
@@ -470,7 +479,13 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
         const text = texts.text(offset, length);
         const replaced = texts.replacements(text, offset, length);
         if (replaced > 0) invalid.note(offset, replaced);
-        const message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
+        let message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
+        if (i < readPlan.checkpointFree) {
+          const stripped = withoutReplayCheckpoint(message) as Message;
+          // A copy: it keeps the input line (pairing finds results by it), not the raw line it no longer is.
+          if (stripped !== message) recordInputLine(stripped, inputLineOf(message) ?? position);
+          message = stripped;
+        }
         if (readPlan.lines !== undefined && typeof message === 'object' && message !== null) fileLines.set(message, readPlan.lines[i]!);
         batch.push(message);
         bytes += length;

@@ -88,7 +88,21 @@ try {
     );
     const result = JSON.parse((await run(process.execPath, [script], { cwd: packed.app })).stdout) as { keys?: string[]; messages?: number; roles?: string[]; code?: string; message?: string };
     if (process.getBuiltinModule?.('node:sqlite') !== undefined) {
-      assert.deepEqual(result.keys, ['agent:main:branches', 'agent:main:compaction', 'agent:main:images', 'agent:main:large', 'agent:main:main', 'agent:main:providers', 'agent:main:v1']);
+      assert.deepEqual(result.keys, [
+        'agent:main:branches',
+        'agent:main:compaction',
+        'agent:main:compaction-reset',
+        'agent:main:exclude',
+        'agent:main:images',
+        'agent:main:large',
+        'agent:main:main',
+        'agent:main:navigation',
+        'agent:main:providers',
+        'agent:main:reset-compaction',
+        'agent:main:reset-kept',
+        'agent:main:reset-plain',
+        'agent:main:v1',
+      ]);
       assert.equal(result.messages, 600);
       assert.deepEqual(result.roles, ['assistant', 'toolResult', 'user']);
     } else {

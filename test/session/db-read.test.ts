@@ -44,7 +44,7 @@ async function databaseMessages(file: string, sessionId: string, options: { full
 
 describe(`OpenClaw's readSessionContext on the fixture databases (engine: ${sqliteEngine()})`, async () => {
   const recorded = await references();
-  test('every session of both agents is recorded', () => assert.equal(recorded.length, 8));
+  test('every session of both agents is recorded', () => assert.equal(recorded.length, 14));
   for (const reference of recorded) {
     for (const fullParse of [false, true]) {
       test(`${reference.key}${fullParse ? ' (every row parsed)' : ''}: the same messages`, async () => {
@@ -60,7 +60,7 @@ describe('the session list', () => {
     const db = await openOpenClawDatabase(databaseOf('main'));
     try {
       const sessions = await listDatabaseSessions(db);
-      assert.equal(sessions.length, 7);
+      assert.equal(sessions.length, 13);
       for (const info of sessions) {
         assert.equal(info.current, true);
         assert.equal(info.messagesFrom, 'index', 'the fixture index is current');
@@ -152,5 +152,96 @@ describe('compressed rows', () => {
     connection.close();
     assert.ok(Number(row!.n) > 100, 'OpenClaw compressed the large entries');
     assert.deepEqual(await databaseMessages(databaseOf('main'), SESSIONS.large), await fromFile('main', SESSIONS.large));
+  });
+});
+
+describe("OpenClaw 2026.9's reader rules, which the database reader applies and the session file reader does not", () => {
+  const texts = (messages: unknown[]): string[] =>
+    messages.map((message) => {
+      const m = message as { role: string; content?: unknown; summary?: string; command?: string };
+      const content = typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? (m.content as { text?: string; id?: string }[]).map((b) => b.text ?? b.id).join('|') : (m.summary ?? m.command);
+      return `${m.role}: ${content}`;
+    });
+
+  for (const name of ['resetKept', 'resetPlain', 'resetThenCompaction', 'compactionThenReset', 'exclude', 'navigation'] as const) {
+    test(`${name}: the 2026.7 file rules give another answer than OpenClaw's reader, so the differential test tells them apart`, async () => {
+      const reference = (JSON.parse(await readFile(path.join(REFERENCE_DIR, 'main', `${SESSIONS[name]}.json`), 'utf8')) as Reference).messages;
+      assert.notDeepEqual(await fromFile('main', SESSIONS[name]), reference);
+      assert.deepEqual(await databaseMessages(databaseOf('main'), SESSIONS[name]), reference);
+    });
+  }
+
+  test('a reset keeps, from its firstKeptEntryId, user and assistant turns and the results paired with their calls; no summary; the kept assistant loses its compaction checkpoint', async () => {
+    const messages = await databaseMessages(databaseOf('main'), SESSIONS.resetKept);
+    assert.deepEqual(texts(messages), [
+      'user: First kept question.',
+      'assistant: Two calls, one answered.|toolu_paired|toolu_late|toolu_unanswered',
+      'toolResult: paired result',
+      'assistant: toolu_next',
+      'toolResult: uid=0',
+      'toolResult: a result after the next call',
+      'user: Kept although excluded from context.',
+      'assistant: Last kept answer.',
+      'user: After the reset.',
+      'assistant: Fresh start, with the kept turns.',
+    ]);
+    assert.equal((messages[1] as Record<string, unknown>).providerReplay, undefined, 'kept from before the reset: checkpoint dropped');
+    assert.equal(((messages[9] as Record<string, unknown>).providerReplay as { type: string }).type, 'anthropic-compaction', 'current: checkpoint kept');
+  });
+
+  test('a reset without firstKeptEntryId keeps nothing before it; parents before the reset or unknown are re-attached to the leaf', async () => {
+    assert.deepEqual(texts(await databaseMessages(databaseOf('main'), SESSIONS.resetPlain)), [
+      'user: After the reset.',
+      'assistant: New session.',
+      'user: Written with a parent from before the reset.',
+      'assistant: Still after the reset.',
+      'user: Written with a parent nobody knows.',
+      'assistant: Last.',
+    ]);
+  });
+
+  test('the latest boundary wins: a compaction after a reset, a reset after a compaction', async () => {
+    assert.deepEqual(texts(await databaseMessages(databaseOf('main'), SESSIONS.resetThenCompaction)), [
+      'compactionSummary: The reset and what followed.',
+      'assistant: Kept by the compaction, its checkpoint dropped.',
+      'user: Also kept.',
+      'user: After the compaction.',
+      'assistant: Current, checkpoint kept.',
+    ]);
+    assert.deepEqual(texts(await databaseMessages(databaseOf('main'), SESSIONS.compactionThenReset)), [
+      'user: Kept by both.',
+      'assistant: Kept answer.',
+      'user: Between the compaction and the reset.',
+      'assistant: Answer between.',
+      'user: After the reset.',
+      'assistant: Done.',
+    ]);
+  });
+
+  test("after a reset a leaf control selecting an entry before it selects the current leaf; an entry naming the last side entry goes under the leaf", async () => {
+    assert.deepEqual(texts(await databaseMessages(databaseOf('main'), SESSIONS.navigation)), [
+      'user: After the reset.',
+      'assistant: After.',
+      'user: Appended where the leaf control pointed, before the reset.',
+      'assistant: Still in the reset subtree.',
+      'user: Parent is the last side entry: goes under the leaf.',
+      'assistant: Done.',
+    ]);
+  });
+
+  test('excludeFromContext: true drops a message of any role, in a compaction window and after it; an unknown parent in the middle is re-attached', async () => {
+    const messages = await databaseMessages(databaseOf('main'), SESSIONS.exclude);
+    assert.deepEqual(texts(messages), [
+      'compactionSummary: The start.',
+      'user: Start.',
+      'assistant: Started.',
+      'user: After the compaction.',
+      'bashExecution: ls',
+      'user: Not excluded: the flag is false.',
+      'user: A parent nobody knows, in the middle.',
+      'assistant: Answered.',
+      'user: Last question.',
+      'assistant: Last answer.',
+    ]);
   });
 });

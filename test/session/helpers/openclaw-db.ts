@@ -24,6 +24,13 @@ export const SESSIONS = {
   v1: 'a1b2c3d4-0006-4000-8000-000000000006',
   providers: 'a1b2c3d4-0007-4000-8000-000000000007',
   ops: 'b5e6f7a8-0001-4000-8000-000000000011',
+  // OpenClaw 2026.9's reader rules (test/session/db-read.test.ts).
+  resetKept: 'a1b2c3d4-0008-4000-8000-000000000008',
+  resetPlain: 'a1b2c3d4-0009-4000-8000-000000000009',
+  resetThenCompaction: 'a1b2c3d4-000a-4000-8000-00000000000a',
+  compactionThenReset: 'a1b2c3d4-000b-4000-8000-00000000000b',
+  exclude: 'a1b2c3d4-000c-4000-8000-00000000000c',
+  navigation: 'a1b2c3d4-000d-4000-8000-00000000000d',
 } as const;
 
 /** Copies an agent's fixture database into `dir` (as `name`); returns its path. */
