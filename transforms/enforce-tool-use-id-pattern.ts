@@ -80,7 +80,15 @@ export class ToolUseIdEnforcer implements RuleProcessor {
     else emit(message);
   }
 
-  end(): void {}
+  end(): void {
+    this.dispose();
+  }
+
+  /** Closes the tables' run files (lib/hashed-ids.ts), if they spilled. */
+  dispose(): void {
+    this.seen.dispose();
+    this.occurrences.dispose();
+  }
 
   /** How many ids the collision check holds (for the memory tests). */
   get heldIds(): number {
@@ -133,6 +141,7 @@ export function enforceToolUseIdPattern(messages: readonly Message[], family: To
   const out: Message[] = [];
   const enforcer = new ToolUseIdEnforcer(family, () => {});
   for (const message of messages) enforcer.push(message, (m) => out.push(m));
+  enforcer.end();
   return out;
 }
 
