@@ -20,11 +20,11 @@ const tunedProcessSettings20 = (args: readonly string[], env: NodeJS.ProcessEnv,
 describe('tunedProcessSettings', () => {
   test('Node 24 and later get Node 20\'s young generation; a value of the user\'s own wins', () => {
     for (const version of ['24.22.3', '26.1.0']) {
-      assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], version)!.execArgv, ['--expose-gc', '--max-semi-space-size=16']);
+      assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], version)!.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-semi-space-size=16']);
     }
-    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc']);
-    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc']);
-    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc'], '24.22.3'), undefined);
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc', '--heap-growing-percent=25']);
+    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc', '--heap-growing-percent=25'], '24.22.3'), undefined);
     assert.deepEqual(versionFlags('24.0.0'), [SEMI_SPACE_FLAG]);
     assert.deepEqual(versionFlags('20.20.2'), []);
   });
@@ -33,7 +33,7 @@ describe('tunedProcessSettings', () => {
     const settings = tunedProcessSettings20(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
     assert.equal(DEFAULT_HEAP_LIMIT_MB, 0, "node's own heap limit unless asked");
     assert.deepEqual(settings, {
-      execArgv: ['--no-warnings', '--expose-gc'],
+      execArgv: ['--no-warnings', '--expose-gc', '--heap-growing-percent=25'],
       env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', [TUNED_MARK]: '1' },
       heapLimitMb: undefined,
     });
@@ -47,19 +47,21 @@ describe('tunedProcessSettings', () => {
   });
 
   test("the user's own settings win", () => {
-    assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc']), undefined);
+    assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
     const arena = tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8' }, []);
     assert.equal(arena!.env.MALLOC_ARENA_MAX, '8');
-    assert.deepEqual(arena!.execArgv, ['--expose-gc']);
+    assert.deepEqual(arena!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
     const heap = tunedProcessSettings20(['check'], {}, ['--max-old-space-size=300']);
-    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc']);
+    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc', '--heap-growing-percent=25']);
     assert.equal(heap!.heapLimitMb, undefined);
     const limited = tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!;
-    assert.deepEqual(limited.execArgv, ['--expose-gc', '--max-old-space-size=2048']);
+    assert.deepEqual(limited.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-old-space-size=2048']);
     assert.equal(limited.heapLimitMb, 2048);
-    assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc']);
-    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc']), undefined);
-    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, []), undefined);
+    assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
+    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
+    // V8's heap-growing flag is not allowed in NODE_OPTIONS: the command adds it on the command line.
+    assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, [])!.execArgv, ['--heap-growing-percent=25']);
+    assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--heap-growing-percent=50'])!.execArgv, ['--heap-growing-percent=50', '--expose-gc'], "the user's own value wins");
   });
 
   test('a heap limit that is not a whole number of MB is refused', () => {
