@@ -7,6 +7,9 @@
  * (one read of at most 2 KiB), and a filter never says "no" to a key it holds. The tables are
  * asked mostly about keys they do not hold (a new call id), which the filters answer in memory:
  * 16 bits a key and 8 probes in one 64-byte block give about 1 false "maybe" in 1,000 a run.
+ *
+ * Keyed on the high half only (`filterOnHigh`), the runs are a map from a 32-bit key to values
+ * (the low half): lib/result-index.ts keeps the input lines of tool results that way.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -66,6 +69,15 @@ function bloomHas(bloom: Uint32Array, blockMask: number, hi: number, lo: number)
   return true;
 }
 
+/** Closes the file of runs nobody disposed (a reader of a session that never asks for its index). */
+const unclosed = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed: nothing to release.
+  }
+});
+
 export class HashedRuns {
   private fd = -1;
   private end = 0;
@@ -76,7 +88,15 @@ export class HashedRuns {
   keys = 0;
   falseMaybes = 0;
 
-  constructor(private readonly directory: string = tmpdir()) {}
+  /** The filters hold the high half alone when asked by it (`lastLowOf`), else the whole key (`has`). */
+  private readonly filterOnHigh: boolean;
+
+  constructor(options: { directory?: string; filterOnHigh?: boolean } = {}) {
+    this.directory = options.directory ?? tmpdir();
+    this.filterOnHigh = options.filterOnHigh === true;
+  }
+
+  private readonly directory: string;
 
   /**
    * Writes `keys` as one run: pairs [hi, lo] of 32-bit halves, lo never 0; `count` pairs are used.
@@ -94,7 +114,8 @@ export class HashedRuns {
     sorted.sort();
     const blocks = 2 ** Math.ceil(Math.log2(Math.max(1, (count * BLOOM_BITS_PER_KEY) / (BLOCK_WORDS * 32))));
     const bloom = new Uint32Array(blocks * BLOCK_WORDS);
-    for (let i = 0; i < count; i++) bloomAdd(bloom, blocks - 1, keys[i * 2]!, keys[i * 2 + 1]!);
+    const onHigh = this.filterOnHigh;
+    for (let i = 0; i < count; i++) bloomAdd(bloom, blocks - 1, keys[i * 2]!, onHigh ? 0 : keys[i * 2 + 1]!);
     const fences = new BigUint64Array(Math.ceil(count / FENCE_EVERY));
     for (let i = 0; i < fences.length; i++) fences[i] = sorted[i * FENCE_EVERY]!;
     if (this.fd < 0) this.open();
@@ -107,10 +128,27 @@ export class HashedRuns {
   }
 
   has(hi: number, lo: number): boolean {
+    if (this.filterOnHigh) throw new Error('HashedRuns: filtered on the high half; ask lastLowOf');
+    const key = (BigInt(hi) << 32n) | BigInt(lo);
     for (const run of this.runs) {
-      if (bloomHas(run.bloom, run.blockMask, hi, lo) && this.inRun(run, hi, lo)) return true;
+      if (!bloomHas(run.bloom, run.blockMask, hi, lo)) continue;
+      if (this.lastAtMost(run, key) === key) return true;
+      this.falseMaybes++;
     }
     return false;
+  }
+
+  /** The largest low half stored with this high half, or -1 when none is (`filterOnHigh` runs). */
+  lastLowOf(hi: number): number {
+    const upper = (BigInt(hi) << 32n) | 0xffffffffn;
+    let best = -1;
+    for (const run of this.runs) {
+      if (!bloomHas(run.bloom, run.blockMask, hi, 0)) continue;
+      const found = this.lastAtMost(run, upper);
+      if (found !== undefined && found >> 32n === BigInt(hi)) best = Math.max(best, Number(found & 0xffffffffn));
+      else this.falseMaybes++;
+    }
+    return best;
   }
 
   /** Bytes held in memory (filters and fences). */
@@ -121,16 +159,19 @@ export class HashedRuns {
   }
 
   dispose(): void {
-    if (this.fd >= 0) closeSync(this.fd);
+    if (this.fd >= 0) {
+      unclosed.unregister(this);
+      closeSync(this.fd);
+    }
     this.fd = -1;
   }
 
-  private inRun(run: Run, hi: number, lo: number): boolean {
-    const key = (BigInt(hi) << 32n) | BigInt(lo);
-    // The last fence at or below the key names the only block that can hold it.
+  /** The largest key of the run that is at most `key`, or undefined (one disk read, of at most 2 KiB). */
+  private lastAtMost(run: Run, key: bigint): bigint | undefined {
+    // The last fence at or below the key names the only block that can hold the answer.
+    if (key < run.fences[0]!) return undefined;
     let low = 0;
     let high = run.fences.length - 1;
-    if (key < run.fences[0]!) return this.miss();
     while (low < high) {
       const middle = (low + high + 1) >>> 1;
       if (run.fences[middle]! <= key) low = middle;
@@ -146,26 +187,21 @@ export class HashedRuns {
       read += got;
     }
     const keys = new BigUint64Array(this.block.buffer, 0, count);
+    // keys[0] is the fence, at most `key`: find the last one that is.
     low = 0;
     high = count - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const value = keys[middle]!;
-      if (value === key) return true;
-      if (value < key) low = middle + 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (keys[middle]! <= key) low = middle;
       else high = middle - 1;
     }
-    return this.miss();
-  }
-
-  private miss(): false {
-    this.falseMaybes++;
-    return false;
+    return keys[low]!;
   }
 
   private open(): void {
     const file = path.join(this.directory, `transcript-hygiene-${process.pid}-${randomBytes(6).toString('hex')}.ids`);
     this.fd = openSync(file, 'wx+', 0o600);
     unlinkSync(file);
+    unclosed.register(this, this.fd, this);
   }
 }
