@@ -27,7 +27,7 @@ import { readSync } from 'node:fs';
 import { HygieneError } from '../errors.ts';
 import { readLines } from './line-reader.ts';
 import { IdTable } from './id-table.ts';
-import { float64s, int32s, uint32s, uint8s, type Blocks } from './growable.ts';
+import { OffsetBlocks, int32s, uint32s, uint8s, type Blocks } from './growable.ts';
 import { ROLE_COMPACTION_SUMMARY, ROLE_OTHER, ROLE_TOOL_RESULT, ROLE_UNKNOWN, roleCode, scanMessagePrefix, type MessagePrefix } from './prefix-scan.ts';
 import { hashResultId, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
 import {
@@ -83,7 +83,7 @@ export interface SessionIndex {
   readonly ids: IdTable;
   readonly entryCount: number;
   /** Per entry (index = entry number): byte offset and length of its line, 1-based line number, ... */
-  readonly offset: Blocks<Float64Array>;
+  readonly offset: OffsetBlocks;
   readonly length: Blocks<Int32Array>;
   readonly line: Blocks<Int32Array>;
   /** ... type code (entry-types.ts), flags (F_*), message role (prefix-scan.ts ROLE_*), stored parent (a name, PARENT_NULL or PARENT_INVALID). */
@@ -208,7 +208,7 @@ function findAll(buffer: Buffer, end: number, needle: Buffer, into: number[]): v
 
 class IndexBuilder {
   readonly ids = new IdTable();
-  private readonly offsets = float64s();
+  private readonly offsets = new OffsetBlocks();
   private readonly lengths = int32s();
   private readonly lineNumbers = int32s();
   private readonly types = uint8s();
