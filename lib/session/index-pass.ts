@@ -51,6 +51,10 @@ import {
   T_THINKING_LEVEL_CHANGE,
 } from './entry-types.ts';
 import { isRecord } from '../types.ts';
+import type { GcFunction } from '../large-garbage.ts';
+
+/** Entries from which the end of the index pass starts a full collection (see build). */
+const LARGE_INDEX_ENTRIES = 100_000;
 
 export interface CompactionInfo {
   /** The name of `firstKeptEntryId`, or -1 when it is not a non-empty string. */
@@ -725,6 +729,14 @@ class IndexBuilder {
   }
 
   build(path: string, source: string, stat: { dev: number; ino: number; size: number }, lines: number, restarts: number, started: number): SessionIndex {
+    if (this.types.length >= LARGE_INDEX_ENTRIES) {
+      // Past this point ids are only followed by name (entryOf), and the leaf's is printed.
+      this.ids.seal([this.leafName]);
+      // The id table and the tables growth replaced go to the collector: one full collection now
+      // (tens of ms, small next to such a pass) frees them before the read plan is built, not at
+      // the collector's leisure. 1M entries: ~24 MiB.
+      (globalThis as { gc?: GcFunction }).gc?.({ type: 'major', execution: 'sync' });
+    }
     const compactions = new Map(this.compactions);
     for (const [entry, index] of this.v1FirstKept) {
       const name = index >= 0 && index < this.v1Names.length ? this.v1Names.get(index) : -1;
