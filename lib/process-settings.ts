@@ -18,12 +18,14 @@
 //   generation but let it reach 30-40 MB between collections, so peak RSS grew with the run's
 //   length: 1M mixed-details messages peaked at 201-205 MB without it and 185-187 MB with it,
 //   200k at 146-157 and 139-140, CPU time unchanged within noise (issue 27).
-// - MALLOC_MMAP_THRESHOLD_=131072: glibc serves allocations of 128 KiB and more with their own
+// - MALLOC_MMAP_THRESHOLD_=262144: glibc serves allocations of 128 KiB and more with their own
 //   mappings, returned to the system when freed, but raises that threshold to the size of each
 //   such block it frees (up to 32 MiB). The session index frees MBs of typed arrays when its pass
 //   ends, after which glibc kept blocks up to that size in its heap, where freed ones stayed
 //   resident: on 1M mixed-details messages the read pass then sat at 161-166 MB, against
-//   128-141 MB with the threshold fixed (which also stops its adjustment). Peak 174 -> 166 MB.
+//   128-140 MB with the threshold fixed (which also stops its adjustment). At 128 KiB the hot
+//   path's own blocks were mapped and unmapped over and over: 25% more CPU at 200k messages;
+//   at 256 KiB (the index's 64K-entry blocks) the CPU time is the same as without.
 
 import { getHeapStatistics } from 'node:v8';
 
@@ -54,7 +56,7 @@ function isGiven(flag: string, given: readonly string[]): boolean {
 }
 export const DEFAULT_MALLOC_ARENA_MAX = '2';
 /** glibc's mmap threshold, fixed (see the top of this file). */
-export const DEFAULT_MALLOC_MMAP_THRESHOLD = '131072';
+export const DEFAULT_MALLOC_MMAP_THRESHOLD = '262144';
 /** The exit code when the child ran out of its heap (V8 aborts it with SIGABRT). */
 export const OUT_OF_MEMORY_EXIT = 10;
 

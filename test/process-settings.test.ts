@@ -24,7 +24,7 @@ describe('tunedProcessSettings', () => {
     }
     assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
     assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc', '--heap-growing-percent=25']);
-    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc', '--heap-growing-percent=25'], '24.22.3'), undefined);
+    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc', '--heap-growing-percent=25'], '24.22.3'), undefined);
     assert.deepEqual(versionFlags('24.0.0'), [SEMI_SPACE_FLAG]);
     assert.deepEqual(versionFlags('20.20.2'), []);
   });
@@ -34,7 +34,7 @@ describe('tunedProcessSettings', () => {
     assert.equal(DEFAULT_HEAP_LIMIT_MB, 0, "node's own heap limit unless asked");
     assert.deepEqual(settings, {
       execArgv: ['--no-warnings', '--expose-gc', '--heap-growing-percent=25'],
-      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', [TUNED_MARK]: '1' },
+      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', [TUNED_MARK]: '1' },
       heapLimitMb: undefined,
     });
     assert.equal(tunedProcessSettings20(['sanitize'], settings!.env, settings!.execArgv), undefined);
@@ -50,7 +50,7 @@ describe('tunedProcessSettings', () => {
     assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '65536', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
     const arena = tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8' }, []);
     assert.equal(arena!.env.MALLOC_ARENA_MAX, '8');
-    assert.equal(arena!.env.MALLOC_MMAP_THRESHOLD_, '131072');
+    assert.equal(arena!.env.MALLOC_MMAP_THRESHOLD_, '262144');
     assert.equal(tunedProcessSettings20(['check'], { MALLOC_MMAP_THRESHOLD_: '65536' }, [])!.env.MALLOC_MMAP_THRESHOLD_, '65536', "the user's own threshold is kept");
     assert.deepEqual(arena!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
     const heap = tunedProcessSettings20(['check'], {}, ['--max-old-space-size=300']);
@@ -60,7 +60,7 @@ describe('tunedProcessSettings', () => {
     assert.deepEqual(limited.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-old-space-size=2048']);
     assert.equal(limited.heapLimitMb, 2048);
     assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
-    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
+    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
     assert.notEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc', '--heap-growing-percent=25']), undefined, 'the mmap threshold is still missing');
     // V8's heap-growing flag is not allowed in NODE_OPTIONS: the command adds it on the command line.
     assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, [])!.execArgv, ['--heap-growing-percent=25']);
@@ -115,7 +115,7 @@ describe('the command re-executes itself with those settings', () => {
     assert.equal(stdout.trim().split('\n').length, 8);
     const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; mmap: string; gc: string; limitMb: number };
     assert.equal(recorded.arena, '2');
-    assert.equal(recorded.mmap, '131072');
+    assert.equal(recorded.mmap, '262144');
     assert.equal(recorded.gc, 'function');
     // A heap limit the user asks for is honoured whatever the input's size.
     await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env: { ...env, [HEAP_LIMIT_ENV]: '700' } });
