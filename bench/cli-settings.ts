@@ -15,5 +15,5 @@ export function cliChildSettings(env: NodeJS.ProcessEnv = process.env): ChildSet
   const { [TUNED_MARK]: _mark, ...clean } = env;
   const settings = tunedProcessSettings(['sanitize'], clean, []);
   if (settings === undefined) return { execArgv: [], env: clean, label: `as given (MALLOC_ARENA_MAX=${clean.MALLOC_ARENA_MAX}, NODE_OPTIONS=${clean.NODE_OPTIONS ?? ''})` };
-  return { execArgv: settings.execArgv, env: settings.env, label: `the command's: MALLOC_ARENA_MAX=${settings.env.MALLOC_ARENA_MAX} ${settings.execArgv.join(' ')}`.trim() };
+  return { execArgv: settings.execArgv, env: settings.env, label: `the command's: MALLOC_ARENA_MAX=${settings.env.MALLOC_ARENA_MAX} MALLOC_MMAP_THRESHOLD_=${settings.env.MALLOC_MMAP_THRESHOLD_} ${settings.execArgv.join(' ')}`.trim() };
 }

@@ -10,8 +10,16 @@
  * valid id is chosen, never whether the output is valid.
  */
 
+import { HashedRuns } from './hashed-runs.ts';
+
 const EMPTY = 0;
 const INITIAL_CAPACITY = 1 << 10;
+/**
+ * Keys held in memory before the table moves them to a sorted run on disk (lib/hashed-runs.ts):
+ * the table stops at 2^17 slots (1 MiB), and each key moved out costs 2 bytes of filter. A
+ * 1M-message session's 570,000 calls then hold about 2 MiB a table, not 8.
+ */
+export const DEFAULT_SPILL_KEYS = 3 << 15;
 
 /** Two independent 32-bit string hashes (FNV-1a and a murmur3-style mix) over UTF-16 units. */
 function hashPair(text: string, out: Uint32Array): void {
@@ -45,31 +53,60 @@ class HashedKeys {
   private keys = new Uint32Array(INITIAL_CAPACITY * 2);
   private mask = INITIAL_CAPACITY - 1;
   private readonly pair = new Uint32Array(2);
+  /** Where the key `lookup` did not find would go in the table. */
+  private vacant = 0;
+  /** Keys in the table; the rest of `size` are in `runs`. */
+  private held = 0;
+  private runs: HashedRuns | undefined;
   size = 0;
 
-  /** The slot of `text`: where it is, or the empty slot where it would go. */
-  protected slotOf(text: string): number {
+  constructor(private readonly spillKeys: number = DEFAULT_SPILL_KEYS) {}
+
+  /** Whether `text`'s key is held (in the table or a run); when not, `insertLast` adds it. */
+  protected lookup(text: string): boolean {
     hashPair(text, this.pair);
     const hi = this.pair[0]!;
     const lo = this.pair[1]!;
     let slot = (hi ^ Math.imul(lo, 0x9e3779b1)) & this.mask;
     for (;;) {
       const keyLo = this.keys[slot * 2 + 1]!;
-      if (keyLo === EMPTY || (keyLo === lo && this.keys[slot * 2] === hi)) return slot;
+      if (keyLo === EMPTY) break;
+      if (keyLo === lo && this.keys[slot * 2] === hi) return true;
       slot = (slot + 1) & this.mask;
     }
+    this.vacant = slot;
+    return this.runs !== undefined && this.runs.has(hi, lo);
   }
 
-  protected isEmpty(slot: number): boolean {
-    return this.keys[slot * 2 + 1] === EMPTY;
-  }
-
-  /** Puts the key `slotOf` just hashed (the pair is still in `this.pair`) in its empty slot. */
-  protected insert(slot: number): void {
+  /** Adds the key `lookup` just looked for and did not find. */
+  protected insertLast(): void {
+    const slot = this.vacant;
     this.keys[slot * 2] = this.pair[0]!;
     this.keys[slot * 2 + 1] = this.pair[1]!;
     this.size++;
-    if (this.size * 4 > (this.mask + 1) * 3) this.grow();
+    this.held++;
+    if (this.held >= this.spillKeys) this.spill();
+    else if (this.held * 4 > (this.mask + 1) * 3) this.grow();
+  }
+
+  /** Moves the table's keys to a run on disk and empties the table (its size stays). */
+  private spill(): void {
+    const keys = this.keys;
+    let count = 0;
+    for (let at = 0; at < keys.length; at += 2) {
+      if (keys[at + 1] === EMPTY) continue;
+      keys[count * 2] = keys[at]!;
+      keys[count * 2 + 1] = keys[at + 1]!;
+      count++;
+    }
+    (this.runs ??= new HashedRuns()).write(keys, count);
+    keys.fill(EMPTY);
+    this.held = 0;
+  }
+
+  /** Closes the run file, if the table spilled. The table answers nothing after this. */
+  dispose(): void {
+    this.runs?.dispose();
   }
 
   private grow(): void {
@@ -88,34 +125,32 @@ class HashedKeys {
     }
   }
 
-  /** Bytes held by the key table. */
+  /** Bytes held in memory: the key table, and the filters of keys moved to disk. */
   get byteLength(): number {
-    return this.keys.byteLength;
+    return this.keys.byteLength + (this.runs?.byteLength ?? 0);
   }
 }
 
 /** A set of ids: the `has` / `add` part of Set<string> that the id allocation needs. */
 export class HashedIdSet extends HashedKeys {
-  constructor(ids: Iterable<string> = []) {
-    super();
+  constructor(ids: Iterable<string> = [], spillKeys?: number) {
+    super(spillKeys);
     for (const id of ids) this.add(id);
   }
 
   has(id: string): boolean {
-    return !this.isEmpty(this.slotOf(id));
+    return this.lookup(id);
   }
 
   add(id: string): this {
-    const slot = this.slotOf(id);
-    if (this.isEmpty(slot)) this.insert(slot);
+    if (!this.lookup(id)) this.insertLast();
     return this;
   }
 
   /** Adds `id` when it is not there yet; true when it was added. */
   claim(id: string): boolean {
-    const slot = this.slotOf(id);
-    if (!this.isEmpty(slot)) return false;
-    this.insert(slot);
+    if (this.lookup(id)) return false;
+    this.insertLast();
     return true;
   }
 }
@@ -129,9 +164,8 @@ export class HashedIdCounter extends HashedKeys {
 
   /** Counts one more sighting of `id` and returns its count (1 on the first). */
   increment(id: string): number {
-    const slot = this.slotOf(id);
-    if (this.isEmpty(slot)) {
-      this.insert(slot);
+    if (!this.lookup(id)) {
+      this.insertLast();
       return 1;
     }
     const next = (this.repeats.get(id) ?? 1) + 1;
@@ -140,7 +174,7 @@ export class HashedIdCounter extends HashedKeys {
   }
 
   count(id: string): number {
-    if (this.isEmpty(this.slotOf(id))) return 0;
+    if (!this.lookup(id)) return 0;
     return this.repeats.get(id) ?? 1;
   }
 }

@@ -13,6 +13,19 @@
 //   heap limit, to several times Node 20's and 22's 16 MB semi-spaces. On a 200k-message stream
 //   that spills held frames, that took peak RSS from 169 to 290 MB and the run from 41 to 96 s;
 //   with the flag Node 24 matches Node 20 (test/stream/long-holdback.test.ts).
+// - --heap-growing-percent=25: after a full collection V8 lets the old generation grow to 1.25
+//   times what survived, not its default 2-4 times. A long text run keeps ~10 MB live in the old
+//   generation but let it reach 30-40 MB between collections, so peak RSS grew with the run's
+//   length: 1M mixed-details messages peaked at 201-205 MB without it and 185-187 MB with it,
+//   200k at 146-157 and 139-140, CPU time unchanged within noise (issue 27).
+// - MALLOC_MMAP_THRESHOLD_=262144: glibc serves allocations of 128 KiB and more with their own
+//   mappings, returned to the system when freed, but raises that threshold to the size of each
+//   such block it frees (up to 32 MiB). The session index frees MBs of typed arrays when its pass
+//   ends, after which glibc kept blocks up to that size in its heap, where freed ones stayed
+//   resident: on 1M mixed-details messages the read pass then sat at 161-166 MB, against
+//   128-140 MB with the threshold fixed (which also stops its adjustment). At 128 KiB the hot
+//   path's own blocks were mapped and unmapped over and over: 25% more CPU at 200k messages;
+//   at 256 KiB (the index's 64K-entry blocks) the CPU time is the same as without.
 
 import { getHeapStatistics } from 'node:v8';
 
@@ -24,8 +37,10 @@ export const LIFELINE_ENV = 'TRANSCRIPT_HYGIENE_LIFELINE_FD';
 export const HEAP_LIMIT_ENV = 'TRANSCRIPT_HYGIENE_HEAP_MB';
 /** No heap limit of our own by default (node's); TRANSCRIPT_HYGIENE_HEAP_MB sets one. */
 export const DEFAULT_HEAP_LIMIT_MB = 0;
+/** The old generation's growth after a full collection (see the top of this file). */
+export const HEAP_GROWING_FLAG = '--heap-growing-percent=25';
 /** Node flags the command's process always runs with. */
-export const NODE_FLAGS = ['--expose-gc'];
+export const NODE_FLAGS = ['--expose-gc', HEAP_GROWING_FLAG];
 /** Node 20's and 22's young-generation size, given to the Node versions whose V8 picks a larger one. */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=16';
 
@@ -40,6 +55,8 @@ function isGiven(flag: string, given: readonly string[]): boolean {
   return given.some((other) => other === flag || other.split('=')[0] === name);
 }
 export const DEFAULT_MALLOC_ARENA_MAX = '2';
+/** glibc's mmap threshold, fixed (see the top of this file). */
+export const DEFAULT_MALLOC_MMAP_THRESHOLD = '262144';
 /** The exit code when the child ran out of its heap (V8 aborts it with SIGABRT). */
 export const OUT_OF_MEMORY_EXIT = 10;
 
@@ -71,10 +88,15 @@ export function tunedProcessSettings(args: readonly string[], env: NodeJS.Proces
   }
   const heapFlags = heapLimitMb ? [`--max-old-space-size=${heapLimitMb}`] : [];
   const missing = [...NODE_FLAGS, ...versionFlags(nodeVersion)].filter((flag) => !isGiven(flag, given));
-  if (heapFlags.length === 0 && missing.length === 0 && env.MALLOC_ARENA_MAX !== undefined) return undefined;
+  if (heapFlags.length === 0 && missing.length === 0 && env.MALLOC_ARENA_MAX !== undefined && env.MALLOC_MMAP_THRESHOLD_ !== undefined) return undefined;
   return {
     execArgv: [...execArgv, ...missing, ...heapFlags],
-    env: { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? DEFAULT_MALLOC_ARENA_MAX, [TUNED_MARK]: '1' },
+    env: {
+      ...env,
+      MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? DEFAULT_MALLOC_ARENA_MAX,
+      MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? DEFAULT_MALLOC_MMAP_THRESHOLD,
+      [TUNED_MARK]: '1',
+    },
     heapLimitMb: heapLimitMb || undefined,
   };
 }

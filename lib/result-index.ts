@@ -14,6 +14,7 @@
  */
 import { readFileChunks } from './file-chunks.ts';
 import { ImageCensusScan, type ImageCensus } from './image-census.ts';
+import { HashedRuns } from './hashed-runs.ts';
 
 /** The six result-id keys, found through their two possible endings so each chunk is searched twice, not six times. */
 const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
@@ -31,15 +32,30 @@ export function hashResultId(id: string): number {
   return hash >>> 0;
 }
 
+/** Ids held in the table before it moves them to disk: 2^16 slots, 512 KiB of keys and lines. */
+export const DEFAULT_RESULT_SPILL_IDS = 3 << 14;
+
 /**
  * Id hash -> the last input line (1-based) at which a tool result may carry it. An
  * open-addressing table of typed arrays filled to at most three quarters (no object per id, and
- * nothing for the collector to trace): a million results cost 8-16 MiB.
+ * nothing for the collector to trace). Past DEFAULT_RESULT_SPILL_IDS ids the table moves its
+ * (hash, line) pairs to a sorted run on disk (lib/hashed-runs.ts) and starts again empty: a
+ * million results hold about 2.5 bytes each in memory (the runs' filters) instead of 8-16 (8 MiB
+ * at 1M mixed-details messages). Pairing asks only about calls left unanswered when their frame
+ * closes, so the disk is read rarely: a filter's "no" is enough for nearly every id.
  */
 export class ResultIdIndex {
-  private keys = new Uint32Array(1 << 10);
-  private values = new Int32Array(1 << 10);
+  private keys: Uint32Array;
+  private values: Int32Array;
   private used = 0;
+  private spilled = 0;
+  private runs: HashedRuns | undefined;
+
+  constructor(private readonly spillIds: number = DEFAULT_RESULT_SPILL_IDS) {
+    const capacity = Math.min(1 << 10, 2 ** Math.ceil(Math.log2((spillIds * 4) / 3 + 1)));
+    this.keys = new Uint32Array(capacity);
+    this.values = new Int32Array(capacity);
+  }
 
   record(id: string, line: number): void {
     this.recordHash(hashResultId(id.trim()), line);
@@ -50,7 +66,8 @@ export class ResultIdIndex {
     if (this.values[slot] === 0) {
       this.keys[slot] = hash;
       this.values[slot] = line;
-      if (++this.used * 4 > this.values.length * 3) this.grow();
+      if (++this.used >= this.spillIds) this.spill();
+      else if (this.used * 4 > this.values.length * 3) this.grow();
     } else if (this.values[slot]! < line) {
       this.values[slot] = line;
     }
@@ -58,11 +75,25 @@ export class ResultIdIndex {
 
   /** The last input line (1-based) where a result may carry this id, or 0 when none does. */
   lastLineOf(id: string): number {
-    return this.values[this.slotOf(hashResultId(id.trim()))]!;
+    const hash = hashResultId(id.trim());
+    const line = this.values[this.slotOf(hash)]!;
+    if (this.runs === undefined) return line;
+    return Math.max(line, this.runs.lastLowOf(hash));
   }
 
+  /** Ids recorded (one recorded again after the table moved to disk counts again). */
   get size(): number {
-    return this.used;
+    return this.used + this.spilled;
+  }
+
+  /** Bytes held in memory. */
+  get byteLength(): number {
+    return this.keys.byteLength + this.values.byteLength + (this.runs?.byteLength ?? 0);
+  }
+
+  /** Closes the run file, if the table spilled. */
+  dispose(): void {
+    this.runs?.dispose();
   }
 
   /** The slot holding `hash`, or the empty slot where it would go (lines are >= 1, so 0 marks empty). */
@@ -71,6 +102,22 @@ export class ResultIdIndex {
     let slot = (Math.imul(hash, 0x9e3779b1) >>> 0) & mask;
     while (this.values[slot] !== 0 && this.keys[slot] !== hash) slot = (slot + 1) & mask;
     return slot;
+  }
+
+  private spill(): void {
+    const pairs = new Uint32Array(this.used * 2);
+    let count = 0;
+    for (let i = 0; i < this.values.length; i++) {
+      if (this.values[i] === 0) continue;
+      pairs[count * 2] = this.keys[i]!;
+      pairs[count * 2 + 1] = this.values[i]!;
+      count++;
+    }
+    (this.runs ??= new HashedRuns({ filterOnHigh: true })).write(pairs, count);
+    this.keys.fill(0);
+    this.values.fill(0);
+    this.spilled += this.used;
+    this.used = 0;
   }
 
   private grow(): void {

@@ -103,11 +103,15 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
     const at = compactionTimestampOf(summary);
     if (at !== undefined && (compactionTimestamp === null || at > compactionTimestamp)) compactionTimestamp = at;
   }
-  return sanitizeStream({
-    ...params,
-    input: readFileChunks(params.path),
-    source: params.path,
-    format,
-    options: { compactionTimestamp, imageCensus: scan.imageCensus, ...params.options, resultIndex: scan.resultIndex },
-  });
+  try {
+    return await sanitizeStream({
+      ...params,
+      input: readFileChunks(params.path),
+      source: params.path,
+      format,
+      options: { compactionTimestamp, imageCensus: scan.imageCensus, ...params.options, resultIndex: scan.resultIndex },
+    });
+  } finally {
+    scan.resultIndex.dispose();
+  }
 }

@@ -52,3 +52,38 @@ test('HashedIdCounter counts as a Map<string, number> does', () => {
   assert.equal(counter.count('never seen'), 0);
   assert.equal(counter.size, reference.size);
 });
+
+test('past its bound the set moves keys to disk and still answers as a Set<string> does', () => {
+  const set = new HashedIdSet([], 1000);
+  const reference = new Set<string>();
+  try {
+    for (const id of ids(30_000, 21)) {
+      assert.equal(set.has(id), reference.has(id), id);
+      assert.equal(set.claim(id), !reference.has(id), id);
+      reference.add(id);
+    }
+    assert.equal(set.size, reference.size);
+    for (const id of reference) assert.equal(set.has(id), true, id);
+    for (const id of ids(5_000, 22)) assert.equal(set.has(id), reference.has(id), id);
+    // The table stays at its bound; what moved out costs a few bytes a key.
+    assert.ok(set.byteLength < 16 * 1024 + reference.size * 4, `${set.byteLength} bytes for ${reference.size} ids`);
+  } finally {
+    set.dispose();
+  }
+});
+
+test('past its bound the counter still counts as a Map<string, number> does', () => {
+  const counter = new HashedIdCounter(500);
+  const reference = new Map<string, number>();
+  try {
+    for (const id of ids(20_000, 31)) {
+      const n = (reference.get(id) ?? 0) + 1;
+      reference.set(id, n);
+      assert.equal(counter.increment(id), n, id);
+    }
+    for (const [id, n] of reference) assert.equal(counter.count(id), n);
+    assert.equal(counter.count('never seen'), 0);
+  } finally {
+    counter.dispose();
+  }
+});

@@ -20,11 +20,11 @@ const tunedProcessSettings20 = (args: readonly string[], env: NodeJS.ProcessEnv,
 describe('tunedProcessSettings', () => {
   test('Node 24 and later get Node 20\'s young generation; a value of the user\'s own wins', () => {
     for (const version of ['24.22.3', '26.1.0']) {
-      assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], version)!.execArgv, ['--expose-gc', '--max-semi-space-size=16']);
+      assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], version)!.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-semi-space-size=16']);
     }
-    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc']);
-    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc']);
-    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc'], '24.22.3'), undefined);
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc', '--heap-growing-percent=25']);
+    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc', '--heap-growing-percent=25'], '24.22.3'), undefined);
     assert.deepEqual(versionFlags('24.0.0'), [SEMI_SPACE_FLAG]);
     assert.deepEqual(versionFlags('20.20.2'), []);
   });
@@ -33,8 +33,8 @@ describe('tunedProcessSettings', () => {
     const settings = tunedProcessSettings20(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
     assert.equal(DEFAULT_HEAP_LIMIT_MB, 0, "node's own heap limit unless asked");
     assert.deepEqual(settings, {
-      execArgv: ['--no-warnings', '--expose-gc'],
-      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', [TUNED_MARK]: '1' },
+      execArgv: ['--no-warnings', '--expose-gc', '--heap-growing-percent=25'],
+      env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', [TUNED_MARK]: '1' },
       heapLimitMb: undefined,
     });
     assert.equal(tunedProcessSettings20(['sanitize'], settings!.env, settings!.execArgv), undefined);
@@ -47,19 +47,24 @@ describe('tunedProcessSettings', () => {
   });
 
   test("the user's own settings win", () => {
-    assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc']), undefined);
+    assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '65536', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
     const arena = tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8' }, []);
     assert.equal(arena!.env.MALLOC_ARENA_MAX, '8');
-    assert.deepEqual(arena!.execArgv, ['--expose-gc']);
+    assert.equal(arena!.env.MALLOC_MMAP_THRESHOLD_, '262144');
+    assert.equal(tunedProcessSettings20(['check'], { MALLOC_MMAP_THRESHOLD_: '65536' }, [])!.env.MALLOC_MMAP_THRESHOLD_, '65536', "the user's own threshold is kept");
+    assert.deepEqual(arena!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
     const heap = tunedProcessSettings20(['check'], {}, ['--max-old-space-size=300']);
-    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc']);
+    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc', '--heap-growing-percent=25']);
     assert.equal(heap!.heapLimitMb, undefined);
     const limited = tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!;
-    assert.deepEqual(limited.execArgv, ['--expose-gc', '--max-old-space-size=2048']);
+    assert.deepEqual(limited.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-old-space-size=2048']);
     assert.equal(limited.heapLimitMb, 2048);
-    assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc']);
-    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc']), undefined);
-    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, []), undefined);
+    assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
+    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
+    assert.notEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc', '--heap-growing-percent=25']), undefined, 'the mmap threshold is still missing');
+    // V8's heap-growing flag is not allowed in NODE_OPTIONS: the command adds it on the command line.
+    assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, [])!.execArgv, ['--heap-growing-percent=25']);
+    assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--heap-growing-percent=50'])!.execArgv, ['--heap-growing-percent=50', '--expose-gc'], "the user's own value wins");
   });
 
   test('a heap limit that is not a whole number of MB is refused', () => {
@@ -84,16 +89,17 @@ describe('the command re-executes itself with those settings', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('the process that does the work has MALLOC_ARENA_MAX=2 and gc, and a heap limit when asked', async () => {
+  test('the process that does the work has MALLOC_ARENA_MAX=2, a fixed mmap threshold and gc, and a heap limit when asked', async () => {
     // A preload (through NODE_OPTIONS, which the child inherits) records what the tuned process sees.
     const probe = path.join(dir, 'probe.cjs');
     const seen = path.join(dir, 'seen.json');
     await writeFile(
       probe,
-      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, gc: typeof globalThis.gc, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
+      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, mmap: process.env.MALLOC_MMAP_THRESHOLD_, gc: typeof globalThis.gc, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
     );
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `--require ${probe}` };
     delete env.MALLOC_ARENA_MAX;
+    delete env.MALLOC_MMAP_THRESHOLD_;
     delete env[TUNED_MARK];
     delete env[HEAP_LIMIT_ENV];
     // A small file runs in place (lib/cli/launch.ts): no second process, so the probe sees nothing.
@@ -107,8 +113,9 @@ describe('the command re-executes itself with those settings', () => {
     piped.stdin.end(await readFile(demo));
     assert.equal(await new Promise((resolve) => piped.on('close', resolve)), 0);
     assert.equal(stdout.trim().split('\n').length, 8);
-    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; gc: string; limitMb: number };
+    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; mmap: string; gc: string; limitMb: number };
     assert.equal(recorded.arena, '2');
+    assert.equal(recorded.mmap, '262144');
     assert.equal(recorded.gc, 'function');
     // A heap limit the user asks for is honoured whatever the input's size.
     await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env: { ...env, [HEAP_LIMIT_ENV]: '700' } });

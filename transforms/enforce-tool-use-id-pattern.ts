@@ -19,7 +19,10 @@
  * The new id is the old one's letters and digits (at most 28) and 12 hex digits of a hash of the
  * old id and its occurrence: stable from run to run, and, being at most 40 alphanumerics, one the
  * strict id sanitizer keeps as it is, so a second run changes nothing. It is unique: ids seen so
- * far are kept (hashed, lib/hashed-ids.ts) and a taken one moves to the next attempt.
+ * far that could equal such a candidate (alphanumerics ending in 12 lowercase hex digits, at most
+ * 40 in all) are kept (hashed, lib/hashed-ids.ts), and a taken one moves to the next attempt. An
+ * id of any other shape can never equal a candidate, so leaving it out changes no answer; it
+ * keeps the table near empty on real sessions (`toolu_…`, `call_…|fc_…`: 8 MiB at 1M messages).
  *
  * Unit: message. State: the ids seen, and for each rewritten call id the queue of new ids its
  * results still have to take (a result after its call, as pairing repair left them). A result
@@ -42,8 +45,25 @@ export const TOOL_USE_ID_PATTERNS: Readonly<Record<ToolUseIdFamily, RegExp>> = O
 });
 const NOT_ALPHANUMERIC = /[^a-zA-Z0-9]/g;
 const KEPT_CHARACTERS = 28;
+const HASH_DIGITS = 12;
+
+function isAlphanumeric(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/** Whether `id` has the shape of an allocated id (`allocate`): 0-28 alphanumerics, then 12 lowercase hex digits. */
+export function couldBeAllocatedId(id: string): boolean {
+  const length = id.length;
+  if (length < HASH_DIGITS || length > KEPT_CHARACTERS + HASH_DIGITS) return false;
+  for (let i = length - 1; i >= 0; i--) {
+    const code = id.charCodeAt(i);
+    if (i >= length - HASH_DIGITS ? !((code >= 48 && code <= 57) || (code >= 97 && code <= 102)) : !isAlphanumeric(code)) return false;
+  }
+  return true;
+}
 
 export class ToolUseIdEnforcer implements RuleProcessor {
+  /** The ids seen that could equal an allocated one (couldBeAllocatedId): the others never collide. */
   private readonly seen = new HashedIdSet();
   private readonly occurrences = new HashedIdCounter();
   private readonly pending = new Map<string, string[]>();
@@ -60,14 +80,27 @@ export class ToolUseIdEnforcer implements RuleProcessor {
     else emit(message);
   }
 
-  end(): void {}
+  end(): void {
+    this.dispose();
+  }
+
+  /** Closes the tables' run files (lib/hashed-ids.ts), if they spilled. */
+  dispose(): void {
+    this.seen.dispose();
+    this.occurrences.dispose();
+  }
+
+  /** How many ids the collision check holds (for the memory tests). */
+  get heldIds(): number {
+    return this.seen.size;
+  }
 
   private assistant(message: Message): Message {
     const content = message.content;
     if (!Array.isArray(content)) return message;
     const { content: out, edits } = mapCallBlockIds(content, isPairedCallBlock, (id) => {
       if (this.pattern.test(id)) {
-        this.seen.add(id);
+        if (couldBeAllocatedId(id)) this.seen.add(id);
         return id;
       }
       const next = this.allocate(id);
@@ -108,6 +141,7 @@ export function enforceToolUseIdPattern(messages: readonly Message[], family: To
   const out: Message[] = [];
   const enforcer = new ToolUseIdEnforcer(family, () => {});
   for (const message of messages) enforcer.push(message, (m) => out.push(m));
+  enforcer.end();
   return out;
 }
 

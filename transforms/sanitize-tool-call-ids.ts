@@ -259,7 +259,8 @@ export type ToolCallIdCounter = 'idsRewritten' | 'resultsRewritten' | 'orphanRes
 
 /** The left-to-right fold of §5.1: one instance per transcript. */
 export class ToolCallIdFold {
-  // Transcript-wide, one entry per call: hashed, so a 1M-message session costs a few MB (lib/hashed-ids.ts).
+  // Transcript-wide, one entry per call: hashed, and moved to disk past a bound, so a 1M-message
+  // session holds about 2 MiB a table (lib/hashed-ids.ts); dispose() closes their file.
   private readonly used: HashedIdSet;
   private readonly assistantOccurrences = new HashedIdCounter();
   private readonly orphanOccurrences = new HashedIdCounter();
@@ -280,6 +281,13 @@ export class ToolCallIdFold {
     this.preserveNative = options.preserveNativeAnthropicToolUseIds === true;
     this.now = options.now ?? Date.now;
     this.used = new HashedIdSet(reserved);
+  }
+
+  /** Releases the tables' run files; the fold answers nothing after this. */
+  dispose(): void {
+    this.used.dispose();
+    this.assistantOccurrences.dispose();
+    this.orphanOccurrences.dispose();
   }
 
   /** The message with its ids resolved; `preserved` marks a replay-safe thinking turn (§5.5). */
@@ -371,11 +379,15 @@ export function sanitizeToolCallIds(
   const fold = new ToolCallIdFold(mode, options, reservations?.reserved);
   const preserved = reservations?.preserved;
   let out: Message[] | undefined;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    const next = fold.apply(message, preserved !== undefined && preserved.has(i));
-    if (out === undefined && next !== message) out = messages.slice(0, i);
-    if (out !== undefined) out.push(next);
+  try {
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!;
+      const next = fold.apply(message, preserved !== undefined && preserved.has(i));
+      if (out === undefined && next !== message) out = messages.slice(0, i);
+      if (out !== undefined) out.push(next);
+    }
+  } finally {
+    fold.dispose();
   }
   return out ?? messages;
 }
@@ -401,7 +413,12 @@ function streamingProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, opti
     push(message: Message, emit: Emit) {
       emit(fold.apply(message));
     },
-    end() {},
+    end() {
+      fold.dispose();
+    },
+    dispose() {
+      fold.dispose();
+    },
   };
 }
 
@@ -409,6 +426,7 @@ function streamingProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, opti
 function heldProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, options: SanitizeToolCallIdsOptions): RuleProcessor {
   const queue = new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: ctx.options.memoryBudgetBytes });
   const scan = new ReplaySafeThinkingScan(options.allowedToolNames);
+  let folded: ToolCallIdFold | undefined;
   return {
     push(message: Message) {
       scan.observe(message);
@@ -419,14 +437,17 @@ function heldProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, options: 
       if (preserved.size > 0) ctx.count('preservedThinkingTurns', preserved.size);
       if (queue.spilledEntries > 0) ctx.count('spilledMessages', queue.spilledEntries);
       const fold = new ToolCallIdFold(mode, options, reserved, (counter, n) => ctx.count(counter, n));
+      folded = fold;
       for (let index = 0; queue.length > 0; index++) {
         const message = queue.shift()!;
         emit(fold.apply(message, preserved.has(index)));
       }
       queue.dispose();
+      fold.dispose();
     },
     dispose() {
       queue.dispose();
+      folded?.dispose();
     },
   };
 }

@@ -59,3 +59,43 @@ export const int32s = (fill = 0): Blocks<Int32Array> => new Blocks((n) => new In
 export const uint32s = (): Blocks<Uint32Array> => new Blocks((n) => new Uint32Array(n));
 export const float64s = (): Blocks<Float64Array> => new Blocks((n) => new Float64Array(n));
 export const uint8s = (): Blocks<Uint8Array> => new Blocks((n) => new Uint8Array(n));
+
+const HIGH = 2 ** 32;
+
+/**
+ * Byte offsets (whole numbers up to 2^53): the low 32 bits in 4-byte blocks, and the high part
+ * only where it changes from one push to the next, which for a file read front to back is once
+ * every 4 GiB. 4 bytes an entry, not a Float64Array's 8 (4 MiB at 1M entries).
+ */
+export class OffsetBlocks {
+  private readonly low = uint32s();
+  /** Indices where the high part changes, and its value from there on. */
+  private readonly changedAt: number[] = [0];
+  private readonly highs: number[] = [0];
+
+  get length(): number {
+    return this.low.length;
+  }
+
+  push(value: number): number {
+    const high = Math.floor(value / HIGH);
+    const index = this.low.push(value - high * HIGH);
+    if (high !== this.highs[this.highs.length - 1]) {
+      this.changedAt.push(index);
+      this.highs.push(high);
+    }
+    return index;
+  }
+
+  get(index: number): number {
+    let at = this.changedAt.length - 1;
+    // Nearly always the first or the last change: a short walk back, not a search.
+    while (this.changedAt[at]! > index) at--;
+    return this.highs[at]! * HIGH + this.low.get(index);
+  }
+
+  /** Bytes held. */
+  get byteLength(): number {
+    return this.low.byteLength + this.changedAt.length * 16;
+  }
+}

@@ -49,6 +49,7 @@ function packHexBytes(buffer: Buffer, start: number, end: number): number {
 export class IdTable {
   private keys = new Uint32Array(1 << 12);
   private slots = new Int32Array(1 << 12).fill(EMPTY);
+  private sealed = false;
   private mask = (1 << 12) - 1;
   private hexCount = 0;
   private readonly others = new Map<string, number>();
@@ -60,8 +61,21 @@ export class IdTable {
     return this.entryOf.length;
   }
 
+  /**
+   * Ends interning: keeps the id strings of `keep` (idOf still answers for them) and lets go of
+   * the hex table, 8 bytes a slot, up to 16 MiB at 1M entries. The read pass needs only
+   * `entryOf`, and the id of the leaf.
+   */
+  seal(keep: readonly number[]): void {
+    for (const name of keep) if (name >= 0) this.otherIds.set(name, this.idOf(name));
+    this.keys = new Uint32Array(0);
+    this.slots = new Int32Array(0);
+    this.sealed = true;
+  }
+
   /** The name of an id, creating it when new. */
   intern(id: string): number {
+    if (this.sealed) throw new Error('IdTable: sealed');
     const hex = packHex(id);
     if (hex >= 0) return this.internHex(hex);
     let name = this.others.get(id);
@@ -75,6 +89,7 @@ export class IdTable {
 
   /** The name of the id held in bytes [start, end) (valid JSON string content without escapes). */
   internBytes(buffer: Buffer, start: number, end: number): number {
+    if (this.sealed) throw new Error('IdTable: sealed');
     const hex = packHexBytes(buffer, start, end);
     if (hex >= 0) return this.internHex(hex);
     return this.intern(buffer.toString('utf8', start, end));
@@ -82,6 +97,7 @@ export class IdTable {
 
   /** The name of an id, or -1 when it was never interned. */
   lookup(id: string): number {
+    if (this.sealed) throw new Error('IdTable: sealed');
     const hex = packHex(id);
     if (hex >= 0) {
       const slot = this.findSlot(hex);
@@ -94,6 +110,7 @@ export class IdTable {
   idOf(name: number): string {
     const other = this.otherIds.get(name);
     if (other !== undefined) return other;
+    if (this.sealed) throw new Error('IdTable: sealed, and this id was not kept');
     const slot = this.slots.indexOf(name);
     return this.keys[slot]!.toString(16).padStart(8, '0');
   }

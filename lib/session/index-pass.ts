@@ -27,7 +27,7 @@ import { readSync } from 'node:fs';
 import { HygieneError } from '../errors.ts';
 import { readLines } from './line-reader.ts';
 import { IdTable } from './id-table.ts';
-import { float64s, int32s, uint32s, uint8s, type Blocks } from './growable.ts';
+import { OffsetBlocks, int32s, uint32s, uint8s, type Blocks } from './growable.ts';
 import { ROLE_COMPACTION_SUMMARY, ROLE_OTHER, ROLE_TOOL_RESULT, ROLE_UNKNOWN, roleCode, scanMessagePrefix, type MessagePrefix } from './prefix-scan.ts';
 import { hashResultId, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
 import {
@@ -54,6 +54,10 @@ import {
   T_THINKING_LEVEL_CHANGE,
 } from './entry-types.ts';
 import { isRecord } from '../types.ts';
+import type { GcFunction } from '../large-garbage.ts';
+
+/** Entries from which the end of the index pass starts a full collection (see build). */
+const LARGE_INDEX_ENTRIES = 100_000;
 
 export interface CompactionInfo {
   /** The name of `firstKeptEntryId`, or -1 when it is not a non-empty string. */
@@ -95,7 +99,7 @@ export interface SessionIndex {
   readonly ids: IdTable;
   readonly entryCount: number;
   /** Per entry (index = entry number): byte offset and length of its line, 1-based line number, ... */
-  readonly offset: Blocks<Float64Array>;
+  readonly offset: OffsetBlocks;
   readonly length: Blocks<Int32Array>;
   readonly line: Blocks<Int32Array>;
   /** ... type code (entry-types.ts), flags (F_*), message role (prefix-scan.ts ROLE_*), stored parent (a name, PARENT_NULL or PARENT_INVALID). */
@@ -230,7 +234,7 @@ function findAll(buffer: Buffer, end: number, needle: Buffer, into: number[]): v
 
 class IndexBuilder {
   readonly ids = new IdTable();
-  private readonly offsets = float64s();
+  private readonly offsets = new OffsetBlocks();
   private readonly lengths = int32s();
   private readonly lineNumbers = int32s();
   private readonly types = uint8s();
@@ -827,6 +831,14 @@ class IndexBuilder {
   }
 
   build(path: string, source: string, stat: { dev: number; ino: number; size: number }, lines: number, restarts: number, started: number): SessionIndex {
+    if (this.types.length >= LARGE_INDEX_ENTRIES) {
+      // Past this point ids are only followed by name (entryOf), and the leaf's is printed.
+      this.ids.seal([this.leafName]);
+      // The id table and the tables growth replaced go to the collector: one full collection now
+      // (tens of ms, small next to such a pass) frees them before the read plan is built, not at
+      // the collector's leisure. 1M entries: ~24 MiB.
+      (globalThis as { gc?: GcFunction }).gc?.({ type: 'major', execution: 'sync' });
+    }
     const compactions = new Map(this.compactions);
     for (const [entry, index] of this.v1FirstKept) {
       const name = index >= 0 && index < this.v1Names.length ? this.v1Names.get(index) : -1;

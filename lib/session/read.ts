@@ -30,6 +30,7 @@ import { withoutReplayCheckpoint } from './replay-checkpoint.ts';
 import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, normalizeEntryMessage, type LineRef, type ProjectContext } from './project.ts';
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
 import { ResultIdIndex } from '../result-index.ts';
+import { ReadPlanWriter, type ReadPlanEntries } from './read-plan.ts';
 import { InvalidUtf8Counter, replacementsIn, type InvalidUtf8 } from '../utf8-replacements.ts';
 import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
 import { collect as collectImages, type ImageCensus } from '../image-census.ts';
@@ -162,10 +163,8 @@ export class LineWindow {
 
 /** What the read pass needs of the emitted entries, copied out of the index so the index can be freed before it. */
 interface ReadPlan extends LineContext {
-  /** Byte offsets (32-bit when the file is under 4 GiB), lengths and types of the emitted lines, in order. */
-  readonly offsets: Uint32Array | Float64Array;
-  readonly lengths: Int32Array;
-  readonly types: Uint8Array;
+  /** Byte offsets, lengths and types of the emitted lines, in order (packed: read-plan.ts). */
+  readonly plan: ReadPlanEntries;
   /** File line numbers of the emitted lines, when asked for (recordFileLines). */
   readonly lines: Int32Array | undefined;
   /** Database rules: the first this many entries come from before the boundary, and their assistants lose a compaction checkpoint. */
@@ -327,24 +326,16 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       compactionAt = summary.timestamp as number;
     }
     const n = plan.entries.length;
-    const readPlan: ReadPlan = {
-      ...context,
-      offsets: index.size < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n),
-      lengths: new Int32Array(n),
-      types: new Uint8Array(n),
-      lines: route.recordFileLines ? new Int32Array(n) : undefined,
-      checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0,
-    };
+    const packed = new ReadPlanWriter();
+    const lines = route.recordFileLines ? new Int32Array(n) : undefined;
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const first = summary === undefined ? 1 : 2;
     const positions = new Int32Array(index.entryCount);
     for (let i = 0; i < n; i++) {
       const entry = plan.entries[i]!;
       positions[entry] = i + first;
-      readPlan.offsets[i] = index.offset.get(entry);
-      readPlan.lengths[i] = index.length.get(entry);
-      readPlan.types[i] = index.type.get(entry);
-      if (readPlan.lines !== undefined) readPlan.lines[i] = lineOf(index.line.get(entry));
+      packed.push(index.offset.get(entry), index.length.get(entry), index.type.get(entry));
+      if (lines !== undefined) lines[i] = lineOf(index.line.get(entry));
       if (index.type.get(entry) !== T_MESSAGE) continue;
       // Message entries that may hold a compactionSummary message count too (rare: read them).
       let stamp: number | undefined;
@@ -379,7 +370,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       imageCensus = { imageChars, otherBytes };
     }
     return {
-      readPlan,
+      readPlan: { ...context, plan: packed.finish(), lines, checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0 },
       pathLength: plan.path.length,
       thinkingLevel: thinkingLevelOf(index, plan.path),
       summary,
@@ -437,7 +428,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
     malformedLineNumbers: index.malformedLines,
     entries: index.entryCount,
     pathEntries: prepared.pathLength,
-    messages: readPlan.types.length + (summary === undefined ? 0 : 1),
+    messages: readPlan.plan.length + (summary === undefined ? 0 : 1),
     prefixScanned: index.scanned,
     parsed: index.parsed,
     reread: index.verified,
@@ -470,16 +461,16 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
       }
       let batch: Message[] = [];
       let bytes = 0;
-      const { offsets, lengths, types } = readPlan;
+      const next = readPlan.plan.cursor();
       let offset = 0;
       const line = (): number => texts.lineAt(offset);
-      for (let i = 0; i < types.length; i++) {
-        offset = offsets[i]!;
-        const length = lengths[i]!;
+      for (let i = 0; next.next(); i++) {
+        offset = next.offset;
+        const length = next.length;
         const text = texts.text(offset, length);
         const replaced = texts.replacements(text, offset, length);
         if (replaced > 0) invalid.note(offset, replaced);
-        let message = projectLine(readPlan, types[i]!, line, text, parser, ++position) as Message;
+        let message = projectLine(readPlan, next.type, line, text, parser, ++position) as Message;
         if (i < readPlan.checkpointFree) {
           const stripped = withoutReplayCheckpoint(message) as Message;
           // A copy: it keeps the input line (pairing finds results by it), not the raw line it no longer is.

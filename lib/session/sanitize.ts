@@ -71,6 +71,7 @@ export async function sanitizeSessionMessages(session: SessionMessages, params: 
     await writer.flush();
   } finally {
     pipeline.dispose();
+    session.resultIndex.dispose();
   }
   const stats = pipeline.stats();
   if (params.dropForeignRoles) stats.droppedForeignRoles = foreign;

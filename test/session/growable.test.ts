@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Blocks, float64s, int32s, uint32s, uint8s } from '../../lib/session/growable.ts';
+import { Blocks, OffsetBlocks, float64s, int32s, uint32s, uint8s } from '../../lib/session/growable.ts';
 
 test('push, get and set across block boundaries', () => {
   const values = int32s();
@@ -34,4 +34,20 @@ test('the typed-array flavours hold their ranges', () => {
   flags.push(300);
   assert.equal(flags.get(0), 300 & 0xff);
   assert.ok(new Blocks((n) => new Int32Array(n)) instanceof Blocks);
+});
+
+test('offsets past 4 GiB keep 4 bytes an entry and read back exactly, wherever the high part changes', () => {
+  const offsets = new OffsetBlocks();
+  const values: number[] = [];
+  let at = 2 ** 32 - 3 * 5000;
+  for (let i = 0; i < 70_000; i++) {
+    values.push(at);
+    at += 5000 + (i % 7);
+    if (i === 40_000) at += 2 ** 33; // one line longer than 8 GiB
+  }
+  values.push(17, 2 ** 40, 2 ** 40 + 1); // a step back, then far ahead
+  for (const value of values) offsets.push(value);
+  assert.equal(offsets.length, values.length);
+  for (let i = 0; i < values.length; i++) assert.equal(offsets.get(i), values[i], `entry ${i}`);
+  assert.ok(offsets.byteLength <= 2 * 65_536 * 4 + 200, `${offsets.byteLength} bytes`);
 });

@@ -52,3 +52,19 @@ test('entryOf starts at -1 for every name', () => {
   ids.entryOf.set(name, 4);
   assert.equal(ids.entryOf.get(name), 4);
 });
+
+test('a sealed table keeps entryOf and the ids it was asked to keep, and lets go of the rest', () => {
+  const ids = new IdTable();
+  const names = ['d6dd2b31', 'msg-1', '0000abcd'].map((id) => ids.intern(id));
+  ids.entryOf.set(names[0]!, 4);
+  const before = ids.byteLength;
+  ids.seal([names[0]!, -1]);
+  assert.ok(ids.byteLength < before, 'the hex table is gone');
+  assert.equal(ids.idOf(names[0]!), 'd6dd2b31');
+  assert.equal(ids.idOf(names[1]!), 'msg-1', 'other ids stay in their map');
+  assert.throws(() => ids.idOf(names[2]!), /not kept/);
+  assert.equal(ids.entryOf.get(names[0]!), 4);
+  assert.equal(ids.size, 3);
+  assert.throws(() => ids.lookup('d6dd2b31'), /sealed/);
+  assert.throws(() => ids.intern('ffffffff'), /sealed/);
+});

@@ -4,6 +4,8 @@ import {
   TOOL_USE_ID_PATTERNS,
   enforceToolUseIdPattern,
   enforceToolUseIdPatternRule,
+  ToolUseIdEnforcer,
+  couldBeAllocatedId,
 } from '../../transforms/enforce-tool-use-id-pattern.ts';
 import { sha256Hex } from '../../transforms/tool-call-shapes.ts';
 import { sanitizeSessionHistory } from '../../lib/index.ts';
@@ -53,6 +55,21 @@ test('Bedrock: an id over 64 characters is replaced (Anthropic keeps it); a take
   assert.equal(out[4]!.toolCallId, expectedId('||', 1, 1));
   assert.equal(out[5], input[5]);
   for (const id of idsOf(out[2]!)) assert.match(id, TOOL_USE_ID_PATTERNS.bedrock);
+});
+
+test('the collision check holds only ids shaped like an allocated one, and still sees those', () => {
+  const enforcer = new ToolUseIdEnforcer('anthropic', () => {});
+  const out: Message[] = [];
+  for (let i = 0; i < 1000; i++) enforcer.push(A(call(`toolu_01${i}`), call(`call${i}x`)), (m) => out.push(m));
+  assert.equal(enforcer.heldIds, 0, 'ids with `_`, or not ending in 12 hex digits, can never equal an allocated id');
+  const taken = expectedId('a.b', 1, 0);
+  assert.equal(couldBeAllocatedId(taken), true);
+  enforcer.push(A(call(taken)), (m) => out.push(m));
+  assert.equal(enforcer.heldIds, 1);
+  enforcer.push(A(call('a.b')), (m) => out.push(m));
+  assert.deepEqual(idsOf(out.at(-1)!), [expectedId('a.b', 1, 1)], 'the taken candidate moves to the next attempt');
+  for (const id of ['abc', 'x'.repeat(28) + '0123456789ab', '0123456789ab', 'ABCDEF0123456789ab']) assert.equal(couldBeAllocatedId(id), /^[A-Za-z0-9]{0,28}[0-9a-f]{12}$/.test(id), id);
+  for (const id of ['x'.repeat(29) + '0123456789ab', '0123456789aB', 'a_0123456789ab', '123456789ab']) assert.equal(couldBeAllocatedId(id), false, id);
 });
 
 test('a bad result id that answers no rewritten call is left for drop-orphaned-tool-results', () => {

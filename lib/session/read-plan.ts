@@ -1,0 +1,102 @@
+/**
+ * The read pass's plan: the offset, length and type of each emitted line, in emission order,
+ * packed as varints in 64 KiB byte blocks. Emitted lines mostly follow one another in the file,
+ * so an offset is stored as its distance from where the previous line ended (usually a byte or
+ * two), and the type rides in the length's low bits: about 4 bytes an entry, against 13 for the
+ * Float64/Int32/Uint8 arrays a file over 4 GiB needed (13 MiB at 1M messages). Read once, front
+ * to back, as the read pass does.
+ */
+import { uint8s, type Blocks } from './growable.ts';
+
+const TYPE_BITS = 4;
+const TYPE_SPAN = 1 << TYPE_BITS;
+
+/** Appends `value` (a whole number >= 0, up to 2^53) as a little-endian base-128 varint. */
+function writeVarint(bytes: Blocks<Uint8Array>, value: number): void {
+  // Division, not shifts: offsets of files over 2 GiB do not fit 32-bit operators.
+  while (value >= 128) {
+    bytes.push((value % 128) | 128);
+    value = Math.floor(value / 128);
+  }
+  bytes.push(value);
+}
+
+export class ReadPlanWriter {
+  private readonly bytes = uint8s();
+  private count = 0;
+  private nextOffset = 0;
+
+  /** Adds an emitted line: its byte offset and length (whole numbers >= 0) and its entry type (0-15). */
+  push(offset: number, length: number, type: number): void {
+    if (!(type >= 0 && type < TYPE_SPAN)) throw new RangeError(`entry type ${type} does not fit the read plan`);
+    const gap = offset - this.nextOffset;
+    // Zigzag: a line before the previous one (rare: a branch read back) gives a negative gap.
+    writeVarint(this.bytes, gap >= 0 ? gap * 2 : -gap * 2 - 1);
+    writeVarint(this.bytes, length * TYPE_SPAN + type);
+    this.nextOffset = offset + length + 1;
+    this.count++;
+  }
+
+  finish(): ReadPlanEntries {
+    return new ReadPlanEntries(this.bytes, this.count);
+  }
+}
+
+/** The packed plan; `cursor()` walks it. */
+export class ReadPlanEntries {
+  constructor(
+    private readonly bytes: Blocks<Uint8Array>,
+    readonly length: number,
+  ) {}
+
+  /** Bytes held. */
+  get byteLength(): number {
+    return this.bytes.byteLength;
+  }
+
+  cursor(): ReadPlanCursor {
+    return new ReadPlanCursor(this.bytes, this.length);
+  }
+}
+
+/** One walk over the plan: `next()` loads the next entry into offset, length and type. */
+export class ReadPlanCursor {
+  offset = 0;
+  length = 0;
+  type = 0;
+  private at = 0;
+  private left: number;
+  private nextOffset = 0;
+
+  constructor(
+    private readonly bytes: Blocks<Uint8Array>,
+    count: number,
+  ) {
+    this.left = count;
+  }
+
+  /** False at the end of the plan. */
+  next(): boolean {
+    if (this.left === 0) return false;
+    this.left--;
+    const zigzag = this.readVarint();
+    const gap = zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+    const packed = this.readVarint();
+    this.type = packed % TYPE_SPAN;
+    this.length = (packed - this.type) / TYPE_SPAN;
+    this.offset = this.nextOffset + gap;
+    this.nextOffset = this.offset + this.length + 1;
+    return true;
+  }
+
+  private readVarint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.bytes.get(this.at++);
+      value += (byte & 127) * scale;
+      if (byte < 128) return value;
+      scale *= 128;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ReadPlanWriter } from '../../lib/session/read-plan.ts';
+
+test('the packed plan gives back every offset, length and type in order, past 4 GiB and backwards', () => {
+  const entries: Array<[number, number, number]> = [
+    [0, 120, 0],
+    [121, 5500, 6],
+    [200, 0, 15], // before the previous line's end: a negative gap
+    [2 ** 32 + 17, 70_000, 4],
+    [2 ** 40, 2 ** 31, 0],
+    [2 ** 40 + 2 ** 31 + 1, 3, 1],
+    [5, 5, 2],
+  ];
+  const writer = new ReadPlanWriter();
+  for (const [offset, length, type] of entries) writer.push(offset, length, type);
+  const plan = writer.finish();
+  assert.equal(plan.length, entries.length);
+  for (let pass = 0; pass < 2; pass++) {
+    const cursor = plan.cursor();
+    const read: Array<[number, number, number]> = [];
+    while (cursor.next()) read.push([cursor.offset, cursor.length, cursor.type]);
+    assert.deepEqual(read, entries, 'each cursor walks the whole plan');
+  }
+  assert.throws(() => writer.push(0, 1, 16), RangeError);
+});
+
+test('consecutive lines of a few KB take about 4 bytes an entry', () => {
+  const writer = new ReadPlanWriter();
+  let offset = 5 * 2 ** 30; // a file over 4 GiB, where plain arrays took 13 bytes an entry
+  for (let i = 0; i < 200_000; i++) {
+    const length = 2000 + ((i * 7919) % 9000);
+    writer.push(offset, length, 0);
+    offset += length + 1 + (i % 10 === 0 ? 300 : 0); // now and then a line off the path
+  }
+  const plan = writer.finish();
+  assert.ok(plan.byteLength <= 200_000 * 4.5, `${plan.byteLength} bytes for 200,000 entries`);
+});
