@@ -1,0 +1,205 @@
+/**
+ * The in-memory hygiene for a caller that sends a growing context again and again (a runner before
+ * each model call): a call whose context starts with the previous call's pays for the new messages,
+ * not the whole history. Its result equals `sanitizeInMemory`'s for the same messages and options
+ * (test/properties/incremental.property.test.ts holds the two equal call by call).
+ *
+ * Why that is sound. The pipeline is a chain of streaming rules: what it emits before message k is
+ * written, and every rule's state at that point, depend only on messages 0..k-1 and on what the
+ * pipeline was created with (the options and the two whole-history facts the in-memory path reads
+ * up front: the latest compaction time and the image census). So it keeps:
+ * - a private deep copy of every message it was given (nothing the caller does later reaches it);
+ * - a live pipeline fed those copies and never ended, and what it emitted so far.
+ * A new call reuses them only when its options and whole-history facts are the same and its first
+ * k messages equal the k kept copies exactly (lib/incremental/same-json.ts reads every value; no
+ * sampling, no ids or timestamps as stand-ins). It then writes the new messages into the live
+ * pipeline, ends a fork of it (lib/fork-state.ts copies every rule's state), and joins what the
+ * live pipeline emitted with what the fork emitted at the end. Rules whose decisions reach back
+ * (the latest assistant, the current turn, trailing prefill, held frames) hold those messages in
+ * their state until the end, so the fork decides them exactly as a full run would.
+ *
+ * It runs in full, and starts over from that run, whenever it is not sure: different options or
+ * facts (a model, thinking or tools switch; a new compaction; an image census that moved), a
+ * context that does not start with the kept one (an edit, a compaction, a branch switch), a value
+ * that is not plain JSON, a rule with work in flight (image recompression), or a rule state that
+ * cannot be copied. `counts` says how many calls ran each way.
+ *
+ * Output: untouched messages are the caller's own objects of this call, as from a full run; the
+ * messages rules made are given out as fresh copies, so a caller changing them cannot change what
+ * is kept. Memory: one private copy of the context, plus the rules' state.
+ */
+import { createPipeline, type HygienePipeline } from '../pipeline.ts';
+import { compactionTimestampIn, NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
+import { imageCensusIfImages, type ImageCensus } from '../image-census.ts';
+import { lastUnforkable } from '../stage.ts';
+import { imagesToReplace } from '../../transforms/limit-request-images.ts';
+import type { HygieneStats } from '../stats.ts';
+import type { Message } from '../types.ts';
+import { freshCopy, NotJsonLike, privateCopy, sameJson } from './same-json.ts';
+import { sameOptions } from './same-options.ts';
+
+/** What the in-memory path learns from the whole array before the messages flow. */
+interface WholeHistoryFacts {
+  readonly compactionTimestamp: number | null;
+  readonly imageCensus: ImageCensus | undefined;
+}
+
+/**
+ * What the rules read of the image census: limit-request-images how many of the oldest images to
+ * replace (`imagesToReplace`), sanitize-images the image count (`perImageLimits`); nothing else
+ * reads `options.imageCensus`. Two censuses with the same of both give the same rules, though the
+ * census itself (its byte total) moves with every new message.
+ */
+function censusEffect(pipeline: HygienePipeline, census: ImageCensus | undefined): readonly number[] | undefined {
+  if (pipeline.policy.requestImageLimits === undefined || census === undefined) return census === undefined ? undefined : [census.imageChars.length];
+  return [imagesToReplace(pipeline.policy, { ...pipeline.options, imageCensus: census }), census.imageChars.length];
+}
+
+interface Retained {
+  readonly options: InMemoryOptions;
+  readonly facts: WholeHistoryFacts;
+  /** Private copies of the messages written so far, in input order. */
+  readonly inputs: unknown[];
+  /** A private copy -> its index in the input. */
+  readonly inputIndex: Map<object, number>;
+  /** Every object of the private copies: forked rule state may share them (nothing mutates them). */
+  readonly copies: WeakSet<object>;
+  /** Fed `inputs`, never ended. */
+  readonly live: HygienePipeline;
+  /** What `live` emitted so far. */
+  readonly emitted: Message[];
+}
+
+export interface IncrementalCounts {
+  /** Calls that ran the whole context. */
+  full: number;
+  /** Calls that reused the previous call's work. */
+  incremental: number;
+}
+
+export class IncrementalSanitizer {
+  private retained: Retained | undefined;
+  readonly counts: IncrementalCounts = { full: 0, incremental: 0 };
+  /** Why the last call ran in full (for the bench and tests). */
+  lastFullReason: string | undefined;
+
+  /** The hygiene of `messages`, equal to `sanitizeInMemory(messages, options)`. */
+  sanitize(messages: readonly unknown[], options: InMemoryOptions): InMemoryResult | Promise<InMemoryResult> {
+    const facts: WholeHistoryFacts = { compactionTimestamp: compactionTimestampIn(messages), imageCensus: imageCensusIfImages(messages) };
+    const reason = this.whyNotExtend(messages, options, facts);
+    if (reason === undefined) {
+      const result = this.extend(this.retained!, messages);
+      if (result !== undefined) {
+        this.counts.incremental++;
+        return result;
+      }
+    }
+    this.counts.full++;
+    this.lastFullReason = reason ?? this.lastFullReason;
+    return this.runFull(messages, options, facts);
+  }
+
+  /** Forgets what was kept (the next call runs in full). */
+  reset(): void {
+    this.retained?.live.dispose();
+    this.retained = undefined;
+  }
+
+  private whyNotExtend(messages: readonly unknown[], options: InMemoryOptions, facts: WholeHistoryFacts): string | undefined {
+    const retained = this.retained;
+    if (retained === undefined) return 'first call';
+    if (!sameOptions(retained.options, options)) return 'options changed';
+    if (retained.facts.compactionTimestamp !== facts.compactionTimestamp) return 'compaction time changed';
+    if (!sameJson(censusEffect(retained.live, retained.facts.imageCensus), censusEffect(retained.live, facts.imageCensus))) return 'image census changed';
+    const kept = retained.inputs;
+    if (messages.length < kept.length) return 'context shorter than the last one';
+    for (let i = 0; i < kept.length; i++) if (!sameJson(messages[i], kept[i])) return 'context differs from the last one';
+    return undefined;
+  }
+
+  private runFull(messages: readonly unknown[], options: InMemoryOptions, facts: WholeHistoryFacts): InMemoryResult | Promise<InMemoryResult> {
+    this.reset();
+    const { requestTime = true, ...rest } = options;
+    const emitted: Message[] = [];
+    const live = createPipeline(
+      { memoryBudgetBytes: NO_SPILL_BUDGET, compactionTimestamp: facts.compactionTimestamp, imageCensus: facts.imageCensus, ...rest },
+      (message) => emitted.push(message),
+      { requestTime },
+    );
+    const retained: Retained = { options, facts, inputs: [], inputIndex: new Map(), copies: new WeakSet(), live, emitted };
+    this.retained = retained;
+    const result = this.extend(retained, messages);
+    if (result !== undefined) return result;
+    // Not something the kept pipeline can do (see extend): the plain path, nothing kept.
+    this.reset();
+    return sanitizeInMemory(messages, options);
+  }
+
+  /**
+   * Writes messages from `retained.inputs.length` on into the live pipeline, then ends a fork of it.
+   * Undefined (and nothing kept) when that cannot be done exactly; a rule's error is thrown.
+   */
+  private extend(retained: Retained, messages: readonly unknown[]): InMemoryResult | Promise<InMemoryResult> | undefined {
+    const { inputs, inputIndex, copies, live } = retained;
+    try {
+      for (let i = inputs.length; i < messages.length; i++) {
+        const copy = privateCopy(messages[i], copies);
+        inputs.push(copy);
+        if (typeof copy === 'object' && copy !== null) inputIndex.set(copy, i);
+        const wait = live.write(copy);
+        if (wait !== undefined) {
+          // An asynchronous rule has work in flight: its state cannot be forked.
+          wait.catch(() => {});
+          this.lastFullReason = 'a rule has work in flight';
+          this.reset();
+          return undefined;
+        }
+      }
+    } catch (error) {
+      this.reset();
+      if (error instanceof NotJsonLike) {
+        this.lastFullReason = error.message;
+        return undefined;
+      }
+      throw error;
+    }
+    const tail: Message[] = [];
+    const fork = live.fork((message) => tail.push(message), (value) => copies.has(value));
+    if (fork === undefined) {
+      this.lastFullReason = lastUnforkable;
+      this.reset();
+      return undefined;
+    }
+    let sync = true;
+    try {
+      const ended = fork.end();
+      if (ended !== undefined) {
+        sync = false;
+        return ended.then(() => this.result(retained, messages, tail, fork.stats())).finally(() => fork.dispose());
+      }
+      return this.result(retained, messages, tail, fork.stats());
+    } finally {
+      if (sync) fork.dispose();
+    }
+  }
+
+  /** The output: kept copies become the caller's objects of this call; what rules made goes out as fresh copies. */
+  private result(retained: Retained, messages: readonly unknown[], tail: readonly Message[], stats: HygieneStats): InMemoryResult {
+    const { emitted, inputIndex } = retained;
+    const total = emitted.length + tail.length;
+    const out = new Array<Message>(total);
+    let changed = total !== messages.length;
+    for (let k = 0; k < total; k++) {
+      const message = k < emitted.length ? emitted[k]! : tail[k - emitted.length]!;
+      const index = inputIndex.get(message);
+      if (index !== undefined) {
+        out[k] = messages[index] as Message;
+        if (index !== k) changed = true;
+      } else {
+        out[k] = freshCopy(message);
+        changed = true;
+      }
+    }
+    return { messages: changed ? out : (messages as readonly Message[]), changed, stats };
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Exact equality and private copies of JSON-like values, for the incremental runner path: how it
+ * knows, byte for byte, that a new context starts with the messages it saw last time.
+ *
+ * pi hands every call a fresh deep copy, so identity says nothing and any byte may differ; a
+ * sampled check or a look at ids and timestamps could call two different histories the same.
+ * `sameJson` reads every value (early exit on the first difference) and is strict where a
+ * rule's output could tell two values apart: key order, `-0`, `NaN`, `undefined` members, array
+ * holes. Values it does not know (class instances, dates, typed arrays, functions) compare as
+ * different, so the caller runs in full. Symbol-keyed properties are not compared: structuredClone
+ * never makes them, JSON cannot hold them, and no rule reads them (a private copy refuses them).
+ */
+
+/**
+ * The key order of a private copy, interned (most messages share a handful of shapes) and kept
+ * on the copy as a hidden property: comparing against a copy then allocates nothing for it.
+ * Non-enumerable, so neither a spread, Object.keys, for-in nor JSON.stringify sees it.
+ */
+const KEY_ORDER = Symbol('transcript-hygiene.keyOrder');
+const internedKeyOrders = new Map<string, readonly string[]>();
+
+function internKeys(keys: string[]): readonly string[] {
+  const id = keys.join('\u0000');
+  let interned = internedKeyOrders.get(id);
+  if (interned === undefined) {
+    interned = Object.freeze(keys);
+    // Shapes are few; a pathological input with endless distinct shapes just stops being interned.
+    if (internedKeyOrders.size < 10_000) internedKeyOrders.set(id, interned);
+  }
+  return interned;
+}
+
+/** Plain objects and arrays only: what a JSON message (or pi's structuredClone of one) is made of. */
+function isPlainRecord(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Whether `a` and `b` are the same JSON-like value, key order included. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'object' || a === null || isJsonLike(a);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    // Primitives: === already failed, but NaN equals NaN (Object.is; it also keeps 0 and -0 apart).
+    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length || Object.getPrototypeOf(a) !== Array.prototype || Object.getPrototypeOf(b) !== Array.prototype) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (x === y && typeof x !== 'object') {
+        // A hole reads as undefined, and so does an undefined element.
+        if (x === undefined && i in a !== i in b) return false;
+        if (x === 0 && !Object.is(x, y)) return false;
+        continue;
+      }
+      if (!sameJson(x, y)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || !isPlainRecord(a) || !isPlainRecord(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  // One key list; the other side is read with for-in (no array to allocate), in its own order.
+  // Both are plain records, so for-in sees exactly their own enumerable string keys, in order.
+  const keysA = ((a as { [KEY_ORDER]?: readonly string[] })[KEY_ORDER] ?? Object.keys(a)) as readonly string[];
+  let i = 0;
+  for (const key in b) {
+    if (key !== keysA[i]) return false;
+    i++;
+    const x: unknown = (a as Record<string, unknown>)[key];
+    const y: unknown = (b as Record<string, unknown>)[key];
+    if (x === y && typeof x !== 'object') {
+      if (x === 0 && !Object.is(x, y)) return false;
+      continue;
+    }
+    if (!sameJson(x, y)) return false;
+  }
+  return i === keysA.length;
+}
+
+function isJsonLike(value: unknown): boolean {
+  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return false;
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (const item of value) if (!isJsonLike(item)) return false;
+    return true;
+  }
+  if (!isPlainRecord(value) || Object.getOwnPropertySymbols(value).length > 0) return false;
+  for (const key in value) if (!isJsonLike((value as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
+/** Thrown by `privateCopy` for a value it cannot copy exactly; the caller runs in full. */
+export class NotJsonLike extends Error {
+  constructor() {
+    super('a message holds a value that is not plain JSON-like data');
+    this.name = 'NotJsonLike';
+  }
+}
+
+/**
+ * A deep copy of a JSON-like value that shares nothing with it, so later changes to the original
+ * (by the caller, after the call) cannot reach it. `seen` receives every object of the copy: the
+ * runner lets forked rule state share them (lib/fork-state.ts), since nothing mutates them.
+ */
+export function privateCopy(value: unknown, seen: WeakSet<object>): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') throw new NotJsonLike();
+    return value;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) throw new NotJsonLike();
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      // Holes stay holes.
+      if (i in value) out[i] = privateCopy(value[i], seen);
+    }
+    seen.add(out);
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) throw new NotJsonLike();
+  const out: Record<string, unknown> = proto === null ? (Object.create(null) as Record<string, unknown>) : {};
+  const keys = Object.keys(value);
+  for (const key of keys) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key)!;
+    if (descriptor.get !== undefined || descriptor.set !== undefined) throw new NotJsonLike();
+    const copy = privateCopy(descriptor.value, seen);
+    // A key named __proto__ would set the prototype by assignment.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else out[key] = copy;
+  }
+  Object.defineProperty(out, KEY_ORDER, { value: internKeys(keys) });
+  seen.add(out);
+  return out;
+}
+
+/**
+ * A copy of a JSON-like value with new objects and arrays all the way down; strings, being
+ * immutable, are shared. What the runner gives out in place of a message it keeps.
+ */
+export function freshCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) if (i in value) out[i] = freshCopy(value[i]);
+    return out as T;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  const out: Record<string, unknown> = proto === null ? (Object.create(null) as Record<string, unknown>) : {};
+  for (const key of Object.keys(value)) {
+    const copy = freshCopy((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out as T;
+}
