@@ -29,35 +29,35 @@
  * is kept. Memory: one private copy of the context, plus the rules' state.
  */
 import { createPipeline, type HygienePipeline } from '../pipeline.ts';
-import { compactionTimestampIn, NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
-import { imageCensusIfImages, type ImageCensus } from '../image-census.ts';
+import { NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
+import type { ImageCensus } from '../image-census.ts';
 import { lastUnforkable } from '../stage.ts';
 import { imagesToReplace } from '../../transforms/limit-request-images.ts';
 import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
+import { HistoryFacts } from './history-facts.ts';
 import { freshCopy, NotJsonLike, privateCopy, sameJson } from './same-json.ts';
 import { sameOptions } from './same-options.ts';
 
-/** What the in-memory path learns from the whole array before the messages flow. */
-interface WholeHistoryFacts {
-  readonly compactionTimestamp: number | null;
-  readonly imageCensus: ImageCensus | undefined;
-}
-
 /**
- * What the rules read of the image census: limit-request-images how many of the oldest images to
- * replace (`imagesToReplace`), sanitize-images the image count (`perImageLimits`); nothing else
- * reads `options.imageCensus`. Two censuses with the same of both give the same rules, though the
- * census itself (its byte total) moves with every new message.
+ * What the rules read of the whole-history facts: the compaction time; of the image census,
+ * limit-request-images how many of the oldest images to replace (`imagesToReplace`) and
+ * sanitize-images the image count (`perImageLimits`). Nothing else reads `options.imageCensus`, so
+ * two histories with the same effect get the same rules, though the census itself (its byte
+ * total) moves with every new message.
  */
-function censusEffect(pipeline: HygienePipeline, census: ImageCensus | undefined): readonly number[] | undefined {
-  if (pipeline.policy.requestImageLimits === undefined || census === undefined) return census === undefined ? undefined : [census.imageChars.length];
-  return [imagesToReplace(pipeline.policy, { ...pipeline.options, imageCensus: census }), census.imageChars.length];
+function effectOf(pipeline: HygienePipeline, compactionTimestamp: number | null, census: ImageCensus | undefined): readonly (number | null)[] {
+  if (census === undefined) return [compactionTimestamp];
+  const replaced = pipeline.policy.requestImageLimits === undefined ? 0 : imagesToReplace(pipeline.policy, { ...pipeline.options, imageCensus: census });
+  return [compactionTimestamp, census.imageChars.length, replaced];
 }
 
 interface Retained {
   readonly options: InMemoryOptions;
-  readonly facts: WholeHistoryFacts;
+  /** Running totals of the whole-history facts over `inputs`. */
+  readonly facts: HistoryFacts;
+  /** What the live pipeline was created with, as the rules read it (`effectOf`). */
+  readonly effect: readonly (number | null)[];
   /** Private copies of the messages written so far, in input order. */
   readonly inputs: unknown[];
   /** A private copy -> its index in the input. */
@@ -68,6 +68,8 @@ interface Retained {
   readonly live: HygienePipeline;
   /** What `live` emitted so far. */
   readonly emitted: Message[];
+  /** The copy given out last time for each message a rule made (see `giveOut`). */
+  readonly givenOut: Map<Message, Message>;
 }
 
 export interface IncrementalCounts {
@@ -85,18 +87,19 @@ export class IncrementalSanitizer {
 
   /** The hygiene of `messages`, equal to `sanitizeInMemory(messages, options)`. */
   sanitize(messages: readonly unknown[], options: InMemoryOptions): InMemoryResult | Promise<InMemoryResult> {
-    const facts: WholeHistoryFacts = { compactionTimestamp: compactionTimestampIn(messages), imageCensus: imageCensusIfImages(messages) };
-    const reason = this.whyNotExtend(messages, options, facts);
+    const retained = this.retained;
+    const reason = this.whyNotExtend(messages, options);
     if (reason === undefined) {
-      const result = this.extend(this.retained!, messages);
+      const result = this.extend(retained!, messages);
       if (result !== undefined) {
         this.counts.incremental++;
         return result;
       }
+    } else {
+      this.lastFullReason = reason;
     }
     this.counts.full++;
-    this.lastFullReason = reason ?? this.lastFullReason;
-    return this.runFull(messages, options, facts);
+    return this.runFull(messages, options);
   }
 
   /** Forgets what was kept (the next call runs in full). */
@@ -105,28 +108,35 @@ export class IncrementalSanitizer {
     this.retained = undefined;
   }
 
-  private whyNotExtend(messages: readonly unknown[], options: InMemoryOptions, facts: WholeHistoryFacts): string | undefined {
+  /** Undefined when `messages` extends what was kept and the rules would see the same facts; else why not. */
+  private whyNotExtend(messages: readonly unknown[], options: InMemoryOptions): string | undefined {
     const retained = this.retained;
     if (retained === undefined) return 'first call';
     if (!sameOptions(retained.options, options)) return 'options changed';
-    if (retained.facts.compactionTimestamp !== facts.compactionTimestamp) return 'compaction time changed';
-    if (!sameJson(censusEffect(retained.live, retained.facts.imageCensus), censusEffect(retained.live, facts.imageCensus))) return 'image census changed';
     const kept = retained.inputs;
     if (messages.length < kept.length) return 'context shorter than the last one';
-    for (let i = 0; i < kept.length; i++) if (!sameJson(messages[i], kept[i])) return 'context differs from the last one';
+    for (let i = 0; i < kept.length; i++) if (!sameJson(kept[i], messages[i])) return 'context differs from the last one';
+    // The prefix is what was counted already: only the new messages are added to the totals.
+    const { facts } = retained;
+    facts.add(messages, kept.length, kept);
+    if (!sameJson(retained.effect, effectOf(retained.live, facts.compactionTimestamp, facts.census()))) return 'compaction time or image census changed';
     return undefined;
   }
 
-  private runFull(messages: readonly unknown[], options: InMemoryOptions, facts: WholeHistoryFacts): InMemoryResult | Promise<InMemoryResult> {
+  private runFull(messages: readonly unknown[], options: InMemoryOptions): InMemoryResult | Promise<InMemoryResult> {
     this.reset();
+    const facts = new HistoryFacts();
+    facts.add(messages, 0, []);
     const { requestTime = true, ...rest } = options;
     const emitted: Message[] = [];
+    const census = facts.census();
     const live = createPipeline(
-      { memoryBudgetBytes: NO_SPILL_BUDGET, compactionTimestamp: facts.compactionTimestamp, imageCensus: facts.imageCensus, ...rest },
+      { memoryBudgetBytes: NO_SPILL_BUDGET, compactionTimestamp: facts.compactionTimestamp, imageCensus: census, ...rest },
       (message) => emitted.push(message),
       { requestTime },
     );
-    const retained: Retained = { options, facts, inputs: [], inputIndex: new Map(), copies: new WeakSet(), live, emitted };
+    const effect = effectOf(live, facts.compactionTimestamp, census);
+    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), copies: new WeakSet(), live, emitted, givenOut: new Map() };
     this.retained = retained;
     const result = this.extend(retained, messages);
     if (result !== undefined) return result;
@@ -183,23 +193,40 @@ export class IncrementalSanitizer {
     }
   }
 
-  /** The output: kept copies become the caller's objects of this call; what rules made goes out as fresh copies. */
+  /** The output: kept copies become the caller's objects of this call; what rules made is given out (`giveOut`). */
   private result(retained: Retained, messages: readonly unknown[], tail: readonly Message[], stats: HygieneStats): InMemoryResult {
-    const { emitted, inputIndex } = retained;
+    const { emitted, inputIndex, givenOut } = retained;
     const total = emitted.length + tail.length;
     const out = new Array<Message>(total);
     let changed = total !== messages.length;
     for (let k = 0; k < total; k++) {
-      const message = k < emitted.length ? emitted[k]! : tail[k - emitted.length]!;
+      const fromLive = k < emitted.length;
+      const message = fromLive ? emitted[k]! : tail[k - emitted.length]!;
       const index = inputIndex.get(message);
       if (index !== undefined) {
         out[k] = messages[index] as Message;
         if (index !== k) changed = true;
       } else {
-        out[k] = freshCopy(message);
+        // What the fork emitted is new on every call; what the live pipeline emitted comes back each call.
+        out[k] = fromLive ? giveOut(message, givenOut) : freshCopy(message);
         changed = true;
       }
     }
     return { messages: changed ? out : (messages as readonly Message[]), changed, stats };
   }
+}
+
+/**
+ * A rule-made message as the caller gets it: never the kept object (a caller, or pi's next
+ * extension, may edit what it gets; the edit must not reach what is kept), but a copy whose
+ * objects are all new. The copy given out last time is given again when it still equals the kept
+ * message, value for value: it is not kept state, only a cheaper answer (its strings are the kept
+ * message's own, so the comparison is mostly pointer checks).
+ */
+function giveOut(message: Message, givenOut: Map<Message, Message>): Message {
+  const last = givenOut.get(message);
+  if (last !== undefined && sameJson(message, last)) return last;
+  const copy = freshCopy(message);
+  givenOut.set(message, copy);
+  return copy;
 }
