@@ -10,7 +10,8 @@
  * the cache price for, not the full one. Measured on the JSON of the output messages, in order:
  * the common prefix of the two outputs' bytes over the previous output's bytes.
  */
-import transcriptHygiene from '../lib/pi/extension.ts';
+import { registerContextHandler } from '../lib/pi/extension.ts';
+import { IncrementalSanitizer } from '../lib/incremental/incremental-sanitizer.ts';
 import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
 
 export interface GrowthResult {
@@ -24,9 +25,14 @@ export interface GrowthResult {
   /** Prompt-cache share over the calls: the lowest and the mean. */
   readonly cacheShareMin: number;
   readonly cacheShareMean: number;
+  /** Calls (the cold one included) that ran the whole context, and that reused the previous call's work. */
+  readonly fullCalls: number;
+  readonly incrementalCalls: number;
+  /** Why the last full call after the cold one ran in full, if one did. */
+  readonly lastFullReason: string | undefined;
 }
 
-function contextHandler(): PiContextHandler {
+function contextHandler(incremental: IncrementalSanitizer): PiContextHandler {
   let handler: PiContextHandler | undefined;
   const api: PiExtensionAPI = {
     on: (_event, registered) => {
@@ -34,7 +40,7 @@ function contextHandler(): PiContextHandler {
     },
     getThinkingLevel: () => 'medium',
   };
-  transcriptHygiene(api);
+  registerContextHandler(api, incremental);
   return handler!;
 }
 
@@ -82,7 +88,8 @@ function cpuMs(start: NodeJS.CpuUsage): number {
 
 /** `history` holds at least `size` messages plus `calls` more turns. */
 export async function measureGrowth(history: readonly unknown[], size: number, calls: number, model: PiModel): Promise<GrowthResult> {
-  const handler = contextHandler();
+  const incremental = new IncrementalSanitizer();
+  const handler = contextHandler(incremental);
   const ctx: PiExtensionContext = { hasUI: true, model, ui: { notify: () => {}, setStatus: () => {} } };
   const points = callPoints(history, size, calls + 1);
   if (points.length < calls + 1) throw new Error(`the history has ${points.length - 1} turns after ${size} messages, ${calls} wanted`);
@@ -113,5 +120,8 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
     cpuP95Ms: percentile(cpus, 95),
     cacheShareMin: Math.min(...shares),
     cacheShareMean: shares.reduce((sum, share) => sum + share, 0) / shares.length,
+    fullCalls: incremental.counts.full,
+    incrementalCalls: incremental.counts.incremental,
+    lastFullReason: incremental.counts.full > 1 ? incremental.lastFullReason : undefined,
   };
 }

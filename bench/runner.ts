@@ -184,10 +184,10 @@ async function main(): Promise<void> {
     if (at10k !== undefined) console.log(`target p50 <= ${TARGET_P50_MS_AT_10K} ms at 10k: ${meetsTarget ? 'met' : 'missed'} (${at10k.p50Ms.toFixed(1)} ms)`);
     if (growth.length > 0) {
       console.log(`\ngrowing context, one turn per call (a fresh deep copy each call, as pi 1.x hands it; CPU ms)`);
-      console.log('messages   calls   cold  cpu p50  cpu p95  cache share min  mean');
+      console.log('messages   calls   cold  cpu p50  cpu p95  cache share min  mean     full  incremental');
       for (const row of growth) {
         console.log(
-          `${String(row.messages).padStart(8)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(5)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%`,
+          `${String(row.messages).padStart(8)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(5)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%  ${String(row.fullCalls).padStart(6)}  ${String(row.incrementalCalls).padStart(11)}${row.lastFullReason === undefined ? '' : `  (last full: ${row.lastFullReason})`}`,
         );
       }
       for (const check of growthChecks) console.log(`target ${check.target}: ${check.met ? 'met' : 'missed'} (${check.measured})`);
