@@ -11,25 +11,6 @@
  * never makes them, JSON cannot hold them, and no rule reads them (a private copy refuses them).
  */
 
-/**
- * The key order of a private copy, interned (most messages share a handful of shapes) and kept
- * on the copy as a hidden property: comparing against a copy then allocates nothing for it.
- * Non-enumerable, so neither a spread, Object.keys, for-in nor JSON.stringify sees it.
- */
-const KEY_ORDER = Symbol('transcript-hygiene.keyOrder');
-const internedKeyOrders = new Map<string, readonly string[]>();
-
-function internKeys(keys: string[]): readonly string[] {
-  const id = keys.join('\u0000');
-  let interned = internedKeyOrders.get(id);
-  if (interned === undefined) {
-    interned = Object.freeze(keys);
-    // Shapes are few; a pathological input with endless distinct shapes just stops being interned.
-    if (internedKeyOrders.size < 10_000) internedKeyOrders.set(id, interned);
-  }
-  return interned;
-}
-
 /** Plain objects and arrays only: what a JSON message (or pi's structuredClone of one) is made of. */
 function isPlainRecord(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
@@ -61,7 +42,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(b) || !isPlainRecord(a) || !isPlainRecord(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
   // One key list; the other side is read with for-in (no array to allocate), in its own order.
   // Both are plain records, so for-in sees exactly their own enumerable string keys, in order.
-  const keysA = ((a as { [KEY_ORDER]?: readonly string[] })[KEY_ORDER] ?? Object.keys(a)) as readonly string[];
+  const keysA = Object.keys(a);
   let i = 0;
   for (const key in b) {
     if (key !== keysA[i]) return false;
@@ -121,16 +102,13 @@ export function privateCopy(value: unknown, seen: WeakSet<object>): unknown {
   const proto: unknown = Object.getPrototypeOf(value);
   if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) throw new NotJsonLike();
   const out: Record<string, unknown> = proto === null ? (Object.create(null) as Record<string, unknown>) : {};
-  const keys = Object.keys(value);
-  for (const key of keys) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key)!;
-    if (descriptor.get !== undefined || descriptor.set !== undefined) throw new NotJsonLike();
-    const copy = privateCopy(descriptor.value, seen);
+  for (const key in value) {
+    // Read as JSON.stringify and the rules read it: once, through the property.
+    const copy = privateCopy((value as Record<string, unknown>)[key], seen);
     // A key named __proto__ would set the prototype by assignment.
     if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
     else out[key] = copy;
   }
-  Object.defineProperty(out, KEY_ORDER, { value: internKeys(keys) });
   seen.add(out);
   return out;
 }
