@@ -68,6 +68,8 @@ interface Retained {
   readonly live: HygienePipeline;
   /** What `live` emitted so far. */
   readonly emitted: Message[];
+  /** For `emitted[k]`: the index of the input copy it is, or -1 for a message a rule made (filled as they come). */
+  readonly emittedSource: number[];
   /** The copy given out last time for each message a rule made (see `giveOut`). */
   readonly givenOut: Map<Message, Message>;
 }
@@ -136,7 +138,7 @@ export class IncrementalSanitizer {
       { requestTime },
     );
     const effect = effectOf(live, facts.compactionTimestamp, census);
-    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), copies: new WeakSet(), live, emitted, givenOut: new Map() };
+    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), copies: new WeakSet(), live, emitted, emittedSource: [], givenOut: new Map() };
     this.retained = retained;
     const result = this.extend(retained, messages);
     if (result !== undefined) return result;
@@ -195,20 +197,30 @@ export class IncrementalSanitizer {
 
   /** The output: kept copies become the caller's objects of this call; what rules made is given out (`giveOut`). */
   private result(retained: Retained, messages: readonly unknown[], tail: readonly Message[], stats: HygieneStats): InMemoryResult {
-    const { emitted, inputIndex, givenOut } = retained;
+    const { emitted, emittedSource, inputIndex, givenOut } = retained;
+    for (let k = emittedSource.length; k < emitted.length; k++) emittedSource.push(inputIndex.get(emitted[k]!) ?? -1);
     const total = emitted.length + tail.length;
     const out = new Array<Message>(total);
     let changed = total !== messages.length;
-    for (let k = 0; k < total; k++) {
-      const fromLive = k < emitted.length;
-      const message = fromLive ? emitted[k]! : tail[k - emitted.length]!;
+    for (let k = 0; k < emitted.length; k++) {
+      const index = emittedSource[k]!;
+      if (index >= 0) {
+        out[k] = messages[index] as Message;
+        if (index !== k) changed = true;
+      } else {
+        out[k] = giveOut(emitted[k]!, givenOut);
+        changed = true;
+      }
+    }
+    // What the fork emitted at the end is new on every call: no copy of it was given out before.
+    for (let k = emitted.length; k < total; k++) {
+      const message = tail[k - emitted.length]!;
       const index = inputIndex.get(message);
       if (index !== undefined) {
         out[k] = messages[index] as Message;
         if (index !== k) changed = true;
       } else {
-        // What the fork emitted is new on every call; what the live pipeline emitted comes back each call.
-        out[k] = fromLive ? giveOut(message, givenOut) : freshCopy(message);
+        out[k] = freshCopy(message);
         changed = true;
       }
     }
