@@ -178,9 +178,10 @@ export class IncrementalSanitizer {
     const tail: Message[] = [];
     const fork = live.fork((message) => tail.push(message), (value) => copies.has(value));
     if (fork === undefined) {
+      // The live pipeline has read the whole context: ending it is this call's full run. Nothing is kept.
       this.lastFullReason = lastUnforkable;
-      this.reset();
-      return undefined;
+      this.retained = undefined;
+      return this.endKeepingNothing(retained, messages);
     }
     let sync = true;
     try {
@@ -192,6 +193,22 @@ export class IncrementalSanitizer {
       return this.result(retained, messages, tail, fork.stats());
     } finally {
       if (sync) fork.dispose();
+    }
+  }
+
+  /** Ends the live pipeline itself (a full run's result) and disposes of it. */
+  private endKeepingNothing(retained: Retained, messages: readonly unknown[]): InMemoryResult | Promise<InMemoryResult> {
+    const { live } = retained;
+    let sync = true;
+    try {
+      const ended = live.end();
+      if (ended !== undefined) {
+        sync = false;
+        return ended.then(() => this.result(retained, messages, [], live.stats())).finally(() => live.dispose());
+      }
+      return this.result(retained, messages, [], live.stats());
+    } finally {
+      if (sync) live.dispose();
     }
   }
 
