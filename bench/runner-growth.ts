@@ -16,6 +16,8 @@ import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensio
 
 export interface GrowthResult {
   readonly messages: number;
+  /** `incremental`: the extension as it runs; `full`: without the incremental path (each call in full), for comparison in the same run. */
+  readonly mode: 'incremental' | 'full';
   /** Calls that each added one turn (after the cold one). */
   readonly calls: number;
   /** CPU time of the first call of a fresh extension at this size. */
@@ -32,7 +34,7 @@ export interface GrowthResult {
   readonly lastFullReason: string | undefined;
 }
 
-function contextHandler(incremental: IncrementalSanitizer): PiContextHandler {
+function contextHandler(incremental: IncrementalSanitizer | undefined): PiContextHandler {
   let handler: PiContextHandler | undefined;
   const api: PiExtensionAPI = {
     on: (_event, registered) => {
@@ -87,9 +89,9 @@ function cpuMs(start: NodeJS.CpuUsage): number {
 }
 
 /** `history` holds at least `size` messages plus `calls` more turns. */
-export async function measureGrowth(history: readonly unknown[], size: number, calls: number, model: PiModel): Promise<GrowthResult> {
+export async function measureGrowth(history: readonly unknown[], size: number, calls: number, model: PiModel, mode: 'incremental' | 'full' = 'incremental'): Promise<GrowthResult> {
   const incremental = new IncrementalSanitizer();
-  const handler = contextHandler(incremental);
+  const handler = contextHandler(mode === 'incremental' ? incremental : undefined);
   const ctx: PiExtensionContext = { hasUI: true, model, ui: { notify: () => {}, setStatus: () => {} } };
   const points = callPoints(history, size, calls + 1);
   if (points.length < calls + 1) throw new Error(`the history has ${points.length - 1} turns after ${size} messages, ${calls} wanted`);
@@ -114,13 +116,14 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
   cpus.sort((a, b) => a - b);
   return {
     messages: size,
+    mode,
     calls,
     coldCpuMs: cold.cpu,
     cpuP50Ms: percentile(cpus, 50),
     cpuP95Ms: percentile(cpus, 95),
     cacheShareMin: Math.min(...shares),
     cacheShareMean: shares.reduce((sum, share) => sum + share, 0) / shares.length,
-    fullCalls: incremental.counts.full,
+    fullCalls: mode === 'incremental' ? incremental.counts.full : calls + 1,
     incrementalCalls: incremental.counts.incremental,
     lastFullReason: incremental.counts.full > 1 ? incremental.lastFullReason : undefined,
   };

@@ -26,10 +26,12 @@
  * with), and how many calls ran in full and how many reused the previous call's work (with why
  * the last full one after the cold call ran in full). Issue 25's targets: p50 <= 5 ms at 10k and
  * <= 25 ms at 100k for a call that adds a turn, a cold call <= 25 ms at 10k, and a cache share
- * not below 99.7%. They are printed as met or missed; `--gate` does not read them.
+ * not below 99.7%. They are printed as met or missed; `--gate` does not read them. The same growth
+ * without the incremental path (`full`) runs next to it, so the two compare within one run
+ * (`--growth-modes` picks them).
  *
  * Usage: node --import tsx bench/runner.ts [--sizes 1000,10000,100000] [--runs N] [--route anthropic|openai-responses]
- *        [--seed N] [--growth-calls N (0: skip)] [--gate] [--json]
+ *        [--seed N] [--growth-calls N (0: skip)] [--growth-modes incremental,full] [--gate] [--json]
  */
 import { parseArgs } from 'node:util';
 import { registerContextHandler } from '../lib/pi/extension.ts';
@@ -133,6 +135,7 @@ interface GrowthVerdict {
 function growthVerdicts(growth: readonly GrowthResult[]): GrowthVerdict[] {
   const verdicts: GrowthVerdict[] = [];
   for (const row of growth) {
+    if (row.mode !== 'incremental') continue;
     const limit = GROWTH_TARGET_CPU_MS[row.messages];
     if (limit !== undefined) verdicts.push({ target: `one-turn call p50 <= ${limit} ms CPU at ${row.messages}`, measured: `${row.cpuP50Ms.toFixed(1)} ms`, met: row.cpuP50Ms <= limit });
     if (row.messages === 10000) verdicts.push({ target: `cold call <= ${COLD_TARGET_CPU_MS_AT_10K} ms CPU at 10000`, measured: `${row.coldCpuMs.toFixed(1)} ms`, met: row.coldCpuMs <= COLD_TARGET_CPU_MS_AT_10K });
@@ -149,6 +152,7 @@ async function main(): Promise<void> {
       route: { type: 'string', default: 'anthropic' },
       seed: { type: 'string', default: '16' },
       'growth-calls': { type: 'string', default: '20' },
+      'growth-modes': { type: 'string', default: 'incremental,full' },
       gate: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -163,12 +167,16 @@ async function main(): Promise<void> {
     results.push(await measure(size, runs, model, Number(values.seed)));
   }
   const growthCalls = Number(values['growth-calls']);
+  const modes = values['growth-modes']!.split(',').map((mode) => {
+    if (mode !== 'incremental' && mode !== 'full') throw new Error(`--growth-modes: ${mode} is not incremental or full`);
+    return mode;
+  });
   const growth: GrowthResult[] = [];
   if (growthCalls > 0) {
     for (const size of sizes) {
       // Enough history for `growthCalls` more turns after `size` messages (a turn is at most a few dozen messages).
       const history = generateContext(size + growthCalls * 40 + 200, model, Number(values.seed));
-      growth.push(await measureGrowth(history, size, growthCalls, model));
+      for (const mode of modes) growth.push(await measureGrowth(history, size, growthCalls, model, mode));
     }
   }
   const growthChecks = growthVerdicts(growth);
@@ -191,11 +199,11 @@ async function main(): Promise<void> {
     }
     if (at10k !== undefined) console.log(`target p50 <= ${TARGET_P50_MS_AT_10K} ms at 10k: ${meetsTarget ? 'met' : 'missed'} (${at10k.p50Ms.toFixed(1)} ms)`);
     if (growth.length > 0) {
-      console.log(`\ngrowing context, one turn per call (a fresh deep copy each call, as pi 1.x hands it; the extension as it runs, incremental; CPU ms)`);
-      console.log('messages   calls   cold  cpu p50  cpu p95  cache share min  mean     full  incremental');
+      console.log(`\ngrowing context, one turn per call (a fresh deep copy each call, as pi 1.x hands it; CPU ms): the extension as it runs (incremental), and without the incremental path (full)`);
+      console.log('messages  mode          calls    cold  cpu p50  cpu p95  cache share min  mean     full  incremental');
       for (const row of growth) {
         console.log(
-          `${String(row.messages).padStart(8)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(5)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%  ${String(row.fullCalls).padStart(6)}  ${String(row.incrementalCalls).padStart(11)}${row.lastFullReason === undefined ? '' : `  (last full: ${row.lastFullReason})`}`,
+          `${String(row.messages).padStart(8)}  ${row.mode.padEnd(11)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(6)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%  ${String(row.fullCalls).padStart(6)}  ${String(row.incrementalCalls).padStart(11)}${row.lastFullReason === undefined ? '' : `  (last full: ${row.lastFullReason})`}`,
         );
       }
       for (const check of growthChecks) console.log(`target ${check.target}: ${check.met ? 'met' : 'missed'} (${check.measured})`);
