@@ -32,6 +32,7 @@ import { createPipeline, type HygienePipeline } from '../pipeline.ts';
 import { NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
 import type { ImageCensus } from '../image-census.ts';
 import { lastUnforkable } from '../stage.ts';
+import { isHygieneError } from '../errors.ts';
 import { imagesToReplace } from '../../transforms/limit-request-images.ts';
 import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
@@ -183,14 +184,24 @@ export class IncrementalSanitizer {
       this.retained = undefined;
       return this.endKeepingNothing(retained, messages);
     }
+    // A rule's own error (invalid_replay_transcript) is the answer; anything else from the copy
+    // (a state the copy missed) must not be: the live pipeline then ends as the full run.
+    const distrust = (error: unknown): InMemoryResult | Promise<InMemoryResult> => {
+      if (isHygieneError(error) && error.code !== 'rule_failed') throw error;
+      this.lastFullReason = `the forked rules failed: ${error instanceof Error ? error.message : String(error)}`;
+      if (this.retained === retained) this.retained = undefined;
+      return this.endKeepingNothing(retained, messages);
+    };
     let sync = true;
     try {
       const ended = fork.end();
       if (ended !== undefined) {
         sync = false;
-        return ended.then(() => this.result(retained, messages, tail, fork.stats())).finally(() => fork.dispose());
+        return ended.then(() => this.result(retained, messages, tail, fork.stats()), distrust).finally(() => fork.dispose());
       }
       return this.result(retained, messages, tail, fork.stats());
+    } catch (error) {
+      return distrust(error);
     } finally {
       if (sync) fork.dispose();
     }
