@@ -63,8 +63,6 @@ interface Retained {
   readonly inputs: unknown[];
   /** A private copy -> its index in the input. */
   readonly inputIndex: Map<object, number>;
-  /** Every object of the private copies: forked rule state may share them (nothing mutates them). */
-  readonly copies: WeakSet<object>;
   /** Fed `inputs`, never ended. */
   readonly live: HygienePipeline;
   /** What `live` emitted so far. */
@@ -139,7 +137,7 @@ export class IncrementalSanitizer {
       { requestTime },
     );
     const effect = effectOf(live, facts.compactionTimestamp, census);
-    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), copies: new WeakSet(), live, emitted, emittedSource: [], givenOut: new Map() };
+    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), live, emitted, emittedSource: [], givenOut: new Map() };
     this.retained = retained;
     const result = this.extend(retained, messages);
     if (result !== undefined) return result;
@@ -153,10 +151,10 @@ export class IncrementalSanitizer {
    * Undefined (and nothing kept) when that cannot be done exactly; a rule's error is thrown.
    */
   private extend(retained: Retained, messages: readonly unknown[]): InMemoryResult | Promise<InMemoryResult> | undefined {
-    const { inputs, inputIndex, copies, live } = retained;
+    const { inputs, inputIndex, live } = retained;
     try {
       for (let i = inputs.length; i < messages.length; i++) {
-        const copy = privateCopy(messages[i], copies);
+        const copy = privateCopy(messages[i]);
         inputs.push(copy);
         if (typeof copy === 'object' && copy !== null) inputIndex.set(copy, i);
         const wait = live.write(copy);
@@ -177,7 +175,8 @@ export class IncrementalSanitizer {
       throw error;
     }
     const tail: Message[] = [];
-    const fork = live.fork((message) => tail.push(message), (value) => copies.has(value));
+    // The private copies are frozen, so the fork shares them without being told.
+    const fork = live.fork((message) => tail.push(message), () => false);
     if (fork === undefined) {
       // The live pipeline has read the whole context: ending it is this call's full run. Nothing is kept.
       this.lastFullReason = lastUnforkable;
