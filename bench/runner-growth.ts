@@ -3,7 +3,9 @@
  * model calls, each call handed to the extension as pi 1.x hands it (a fresh `structuredClone` of
  * the whole history, which is pi's cost and not timed). For each size: the cold call (a new pi
  * process: the extension's first call at that size), the CPU time of each following call that
- * adds one turn, and the prompt-cache share.
+ * adds one turn, the prompt-cache share, and how many calls ran in full or reused the last one.
+ * Mode `incremental` is the extension as it runs; `full` the handler without the incremental
+ * path, for comparison in the same run.
  *
  * Prompt-cache share: providers cache a request by its prefix, so the bytes of the previous call's
  * output that come back unchanged at the start of the next call's output are bytes the user pays
