@@ -40,12 +40,15 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b) || !isPlainRecord(a) || !isPlainRecord(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  // One key list; the other side is read with for-in (no array to allocate), in its own order.
-  // Both are plain records, so for-in sees exactly their own enumerable string keys, in order.
-  const keysA = Object.keys(a);
+  // Key order without allocating a key list (a list per object was most of the garbage a call
+  // made): the i-th key of b must be the i-th key of a, found by walking a's keys again. Both are
+  // plain records, so for-in sees exactly their own enumerable string keys, in order; records
+  // have a handful of keys, and past SHORT_RECORD the list is cheaper than the walk.
   let i = 0;
+  let keysA: string[] | undefined;
   for (const key in b) {
-    if (key !== keysA[i]) return false;
+    if (i >= SHORT_RECORD) keysA ??= Object.keys(a);
+    if (keysA !== undefined ? key !== keysA[i] : !isKeyAt(a, i, key)) return false;
     i++;
     const x: unknown = (a as Record<string, unknown>)[key];
     const y: unknown = (b as Record<string, unknown>)[key];
@@ -55,7 +58,29 @@ export function sameJson(a: unknown, b: unknown): boolean {
     }
     if (!sameJson(x, y)) return false;
   }
-  return i === keysA.length;
+  if (keysA !== undefined) return i === keysA.length;
+  // a has no key past the i-th.
+  return !hasKeyAt(a, i);
+}
+
+/** Records up to this many keys have their order checked by walking; longer ones by a key list. */
+const SHORT_RECORD = 16;
+
+/** Whether `key` is the `index`-th own enumerable key of the plain record `record`. */
+function isKeyAt(record: object, index: number, key: string): boolean {
+  let at = 0;
+  for (const candidate in record) {
+    if (at === index) return candidate === key;
+    at++;
+  }
+  return false;
+}
+
+/** Whether the plain record `record` has more than `index` own enumerable keys. */
+function hasKeyAt(record: object, index: number): boolean {
+  let at = 0;
+  for (const _key in record) if (at++ === index) return true;
+  return false;
 }
 
 function isJsonLike(value: unknown): boolean {
