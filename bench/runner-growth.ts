@@ -3,18 +3,23 @@
  * model calls, each call handed to the extension as pi 1.x hands it (a fresh `structuredClone` of
  * the whole history, which is pi's cost and not timed). For each size: the cold call (a new pi
  * process: the extension's first call at that size), the CPU time of each following call that
- * adds one turn, and the prompt-cache share.
+ * adds one turn, the prompt-cache share, and how many calls ran in full or reused the last one.
+ * Mode `incremental` is the extension as it runs; `full` the handler without the incremental
+ * path, for comparison in the same run.
  *
  * Prompt-cache share: providers cache a request by its prefix, so the bytes of the previous call's
  * output that come back unchanged at the start of the next call's output are bytes the user pays
  * the cache price for, not the full one. Measured on the JSON of the output messages, in order:
  * the common prefix of the two outputs' bytes over the previous output's bytes.
  */
-import transcriptHygiene from '../lib/pi/extension.ts';
+import { registerContextHandler } from '../lib/pi/extension.ts';
+import { IncrementalSanitizer } from '../lib/incremental/incremental-sanitizer.ts';
 import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
 
 export interface GrowthResult {
   readonly messages: number;
+  /** `incremental`: the extension as it runs; `full`: without the incremental path (each call in full), for comparison in the same run. */
+  readonly mode: 'incremental' | 'full';
   /** Calls that each added one turn (after the cold one). */
   readonly calls: number;
   /** CPU time of the first call of a fresh extension at this size. */
@@ -24,9 +29,14 @@ export interface GrowthResult {
   /** Prompt-cache share over the calls: the lowest and the mean. */
   readonly cacheShareMin: number;
   readonly cacheShareMean: number;
+  /** Calls (the cold one included) that ran the whole context, and that reused the previous call's work. */
+  readonly fullCalls: number;
+  readonly incrementalCalls: number;
+  /** Why the last full call after the cold one ran in full, if one did. */
+  readonly lastFullReason: string | undefined;
 }
 
-function contextHandler(): PiContextHandler {
+function contextHandler(incremental: IncrementalSanitizer | undefined): PiContextHandler {
   let handler: PiContextHandler | undefined;
   const api: PiExtensionAPI = {
     on: (_event, registered) => {
@@ -34,7 +44,7 @@ function contextHandler(): PiContextHandler {
     },
     getThinkingLevel: () => 'medium',
   };
-  transcriptHygiene(api);
+  registerContextHandler(api, incremental);
   return handler!;
 }
 
@@ -81,8 +91,9 @@ function cpuMs(start: NodeJS.CpuUsage): number {
 }
 
 /** `history` holds at least `size` messages plus `calls` more turns. */
-export async function measureGrowth(history: readonly unknown[], size: number, calls: number, model: PiModel): Promise<GrowthResult> {
-  const handler = contextHandler();
+export async function measureGrowth(history: readonly unknown[], size: number, calls: number, model: PiModel, mode: 'incremental' | 'full' = 'incremental'): Promise<GrowthResult> {
+  const incremental = new IncrementalSanitizer();
+  const handler = contextHandler(mode === 'incremental' ? incremental : undefined);
   const ctx: PiExtensionContext = { hasUI: true, model, ui: { notify: () => {}, setStatus: () => {} } };
   const points = callPoints(history, size, calls + 1);
   if (points.length < calls + 1) throw new Error(`the history has ${points.length - 1} turns after ${size} messages, ${calls} wanted`);
@@ -107,11 +118,15 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
   cpus.sort((a, b) => a - b);
   return {
     messages: size,
+    mode,
     calls,
     coldCpuMs: cold.cpu,
     cpuP50Ms: percentile(cpus, 50),
     cpuP95Ms: percentile(cpus, 95),
     cacheShareMin: Math.min(...shares),
     cacheShareMean: shares.reduce((sum, share) => sum + share, 0) / shares.length,
+    fullCalls: mode === 'incremental' ? incremental.counts.full : calls + 1,
+    incrementalCalls: incremental.counts.incremental,
+    lastFullReason: incremental.counts.full > 1 ? incremental.lastFullReason : undefined,
   };
 }

@@ -14,21 +14,27 @@
  * shapes the hygiene repairs (an aborted turn with a synthetic result, a steering message between
  * a call and its result, a whitespace-only output), so the rules do real work.
  *
- * Target (issue 16): p50 <= 25 ms at 10k messages, and linear growth (the 100k p50 about 10x the
- * 10k one). `--gate` exits 1 when the 10k p50 misses the target.
+ * First table: the same context in full on each call (the handler without the incremental path,
+ * as with TRANSCRIPT_HYGIENE_INCREMENTAL=off). Target (issue 16): p50 <= 25 ms at 10k messages,
+ * and linear growth (the 100k p50 about 10x the 10k one). `--gate` exits 1 when the 10k p50
+ * misses the target.
  *
- * Then the runner's real pattern (./runner-growth.ts): a context that grows by one turn per call,
- * each call a fresh deep copy as pi 1.x hands it; the cold call, the CPU time of a call that adds
- * one turn, and the prompt-cache share (the previous call's output bytes that the next call's
- * output starts with). Issue 25's targets: p50 <= 5 ms at 10k and <= 25 ms at 100k for a call that
- * adds a turn, a cold call <= 25 ms at 10k, and a cache share not below 99.7% (today's). They are
- * printed as met or missed; `--gate` does not read them.
+ * Then the runner's real pattern (./runner-growth.ts), with the extension as it runs (the
+ * incremental path, lib/incremental/): a context that grows by one turn per call, each call a
+ * fresh deep copy as pi 1.x hands it; the cold call, the CPU time of a call that adds one turn,
+ * the prompt-cache share (the previous call's output bytes that the next call's output starts
+ * with), and how many calls ran in full and how many reused the previous call's work (with why
+ * the last full one after the cold call ran in full). Issue 25's targets: p50 <= 5 ms at 10k and
+ * <= 25 ms at 100k for a call that adds a turn, a cold call <= 25 ms at 10k, and a cache share
+ * not below 99.7%. They are printed as met or missed; `--gate` does not read them. The same growth
+ * without the incremental path (`full`) runs next to it, so the two compare within one run
+ * (`--growth-modes` picks them).
  *
  * Usage: node --import tsx bench/runner.ts [--sizes 1000,10000,100000] [--runs N] [--route anthropic|openai-responses]
- *        [--seed N] [--growth-calls N (0: skip)] [--gate] [--json]
+ *        [--seed N] [--growth-calls N (0: skip)] [--growth-modes incremental,full] [--gate] [--json]
  */
 import { parseArgs } from 'node:util';
-import transcriptHygiene from '../lib/pi/extension.ts';
+import { registerContextHandler } from '../lib/pi/extension.ts';
 import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
 import { measureGrowth, type GrowthResult } from './runner-growth.ts';
 import { generateContext } from './runner-context.ts';
@@ -45,7 +51,10 @@ const MODELS: Record<string, PiModel> = {
   'openai-responses': { provider: 'openai', api: 'openai-responses', id: 'gpt-5', baseUrl: 'https://api.openai.com/v1', reasoning: true },
 };
 
-/** The extension's context handler, registered on a stand-in that only records it. */
+/**
+ * The extension's context handler, registered on a stand-in that only records it; without the
+ * incremental path (as with TRANSCRIPT_HYGIENE_INCREMENTAL=off), so each call runs in full.
+ */
 function contextHandler(): PiContextHandler {
   let handler: PiContextHandler | undefined;
   const api: PiExtensionAPI = {
@@ -54,7 +63,7 @@ function contextHandler(): PiContextHandler {
     },
     getThinkingLevel: () => 'medium',
   };
-  transcriptHygiene(api);
+  registerContextHandler(api, undefined);
   return handler!;
 }
 
@@ -126,6 +135,7 @@ interface GrowthVerdict {
 function growthVerdicts(growth: readonly GrowthResult[]): GrowthVerdict[] {
   const verdicts: GrowthVerdict[] = [];
   for (const row of growth) {
+    if (row.mode !== 'incremental') continue;
     const limit = GROWTH_TARGET_CPU_MS[row.messages];
     if (limit !== undefined) verdicts.push({ target: `one-turn call p50 <= ${limit} ms CPU at ${row.messages}`, measured: `${row.cpuP50Ms.toFixed(1)} ms`, met: row.cpuP50Ms <= limit });
     if (row.messages === 10000) verdicts.push({ target: `cold call <= ${COLD_TARGET_CPU_MS_AT_10K} ms CPU at 10000`, measured: `${row.coldCpuMs.toFixed(1)} ms`, met: row.coldCpuMs <= COLD_TARGET_CPU_MS_AT_10K });
@@ -142,6 +152,7 @@ async function main(): Promise<void> {
       route: { type: 'string', default: 'anthropic' },
       seed: { type: 'string', default: '16' },
       'growth-calls': { type: 'string', default: '20' },
+      'growth-modes': { type: 'string', default: 'incremental,full' },
       gate: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
@@ -156,12 +167,16 @@ async function main(): Promise<void> {
     results.push(await measure(size, runs, model, Number(values.seed)));
   }
   const growthCalls = Number(values['growth-calls']);
+  const modes = values['growth-modes']!.split(',').map((mode) => {
+    if (mode !== 'incremental' && mode !== 'full') throw new Error(`--growth-modes: ${mode} is not incremental or full`);
+    return mode;
+  });
   const growth: GrowthResult[] = [];
   if (growthCalls > 0) {
     for (const size of sizes) {
       // Enough history for `growthCalls` more turns after `size` messages (a turn is at most a few dozen messages).
       const history = generateContext(size + growthCalls * 40 + 200, model, Number(values.seed));
-      growth.push(await measureGrowth(history, size, growthCalls, model));
+      for (const mode of modes) growth.push(await measureGrowth(history, size, growthCalls, model, mode));
     }
   }
   const growthChecks = growthVerdicts(growth);
@@ -171,6 +186,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ route: values.route, node: process.version, targetP50MsAt10k: TARGET_P50_MS_AT_10K, meetsTarget, results, growth, growthChecks }, null, 2));
   } else {
     console.log(`bench:runner, route ${values.route} (${model.provider}/${model.id}, thinking on), node ${process.version}`);
+    console.log('the whole context, in full on each call (TRANSCRIPT_HYGIENE_INCREMENTAL=off)');
     console.log('messages    runs    p50 ms    p95 ms  cpu p50   µs/msg   changed  status');
     for (const result of results) {
       console.log(
@@ -183,11 +199,11 @@ async function main(): Promise<void> {
     }
     if (at10k !== undefined) console.log(`target p50 <= ${TARGET_P50_MS_AT_10K} ms at 10k: ${meetsTarget ? 'met' : 'missed'} (${at10k.p50Ms.toFixed(1)} ms)`);
     if (growth.length > 0) {
-      console.log(`\ngrowing context, one turn per call (a fresh deep copy each call, as pi 1.x hands it; CPU ms)`);
-      console.log('messages   calls   cold  cpu p50  cpu p95  cache share min  mean');
+      console.log(`\ngrowing context, one turn per call (a fresh deep copy each call, as pi 1.x hands it; CPU ms): the extension as it runs (incremental), and without the incremental path (full)`);
+      console.log('messages  mode          calls    cold  cpu p50  cpu p95  cache share min  mean     full  incremental');
       for (const row of growth) {
         console.log(
-          `${String(row.messages).padStart(8)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(5)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%`,
+          `${String(row.messages).padStart(8)}  ${row.mode.padEnd(11)}  ${String(row.calls).padStart(6)}  ${row.coldCpuMs.toFixed(1).padStart(6)}  ${row.cpuP50Ms.toFixed(1).padStart(7)}  ${row.cpuP95Ms.toFixed(1).padStart(7)}  ${(row.cacheShareMin * 100).toFixed(2).padStart(14)}%  ${(row.cacheShareMean * 100).toFixed(2)}%  ${String(row.fullCalls).padStart(6)}  ${String(row.incrementalCalls).padStart(11)}${row.lastFullReason === undefined ? '' : `  (last full: ${row.lastFullReason})`}`,
         );
       }
       for (const check of growthChecks) console.log(`target ${check.target}: ${check.met ? 'met' : 'missed'} (${check.measured})`);

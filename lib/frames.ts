@@ -17,6 +17,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sourceLineLength } from './jsonl.ts';
 import type { Message } from './types.ts';
+import { NEVER_FORK } from './fork-state.ts';
 
 /** Rough in-memory size of a JSON value, in bytes; cheap, and capped so huge values are not walked twice. */
 export function approximateSize(value: unknown, cap = 1 << 30): number {
@@ -61,6 +62,8 @@ export function messageSize(message: Message): number {
  * joined from pieces (reading a 64 MB line back cost four copies of it that way).
  */
 class SpillFile {
+  /** An open file: a forked copy of a queue must not share it (lib/fork-state.ts). */
+  readonly [NEVER_FORK] = true;
   private fd: number;
   private writeOffset = 0;
   private readOffset = 0;
@@ -298,11 +301,11 @@ export class SpillQueue<T> {
 }
 
 /** A codec for plain messages. */
-export const messageCodec: SpillCodec<Message> = {
+export const messageCodec: SpillCodec<Message> = Object.freeze({
   sizeOf: messageSize,
-  serialize: (message) => JSON.stringify(message),
-  deserialize: (line) => JSON.parse(line) as Message,
-};
+  serialize: (message: Message) => JSON.stringify(message),
+  deserialize: (line: string) => JSON.parse(line) as Message,
+});
 
 /**
  * Random-access store for messages that must be kept out of memory but are looked up
@@ -334,6 +337,7 @@ export interface StoredMessage {
 }
 
 class SpillFileRandomAccess {
+  readonly [NEVER_FORK] = true;
   private fd: number;
   private end = 0;
 

@@ -12,6 +12,7 @@
  * (the low half): lib/result-index.ts keeps the input lines of tool results that way.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { NEVER_FORK } from './fork-state.ts';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,8 @@ const unclosed = new FinalizationRegistry<number>((fd) => {
 });
 
 export class HashedRuns {
+  /** Made when keys first spill, so its file is open: a forked rule state (lib/fork-state.ts) must not share it. */
+  readonly [NEVER_FORK] = true;
   private fd = -1;
   private end = 0;
   private readonly runs: Run[] = [];

@@ -37,10 +37,10 @@ export interface InMemoryResult {
 }
 
 /** Larger than any array a process can hold: held frames never spill. */
-const NO_SPILL_BUDGET = Number.MAX_SAFE_INTEGER;
+export const NO_SPILL_BUDGET = Number.MAX_SAFE_INTEGER;
 
 /** The largest compactionSummary timestamp of the array, or null when it has none. */
-function compactionTimestampIn(messages: readonly unknown[]): number | null {
+export function compactionTimestampIn(messages: readonly unknown[]): number | null {
   let latest: number | null = null;
   for (const message of messages) {
     if (!isRecord(message) || message.role !== 'compactionSummary') continue;

@@ -166,6 +166,11 @@ export interface HygienePipeline {
   end(): Promise<void> | undefined;
   dispose(): void;
   stats(): HygieneStats;
+  /**
+   * An independent copy of the pipeline as it stands, emitting to `sink` (lib/stage.ts's
+   * `fork`); undefined when a rule's state cannot be copied.
+   */
+  fork(sink: Emit, shared: (value: object) => boolean): HygienePipeline | undefined;
 }
 
 export interface Prepared {
@@ -185,14 +190,23 @@ export function prepare(options: HygieneOptions, select: SelectOptions): Prepare
 export function createPipeline(options: HygieneOptions, sink: Emit, select: SelectOptions = {}): HygienePipeline {
   const { policy, options: resolved, rules, stats } = prepare(options, select);
   const chain: RuleChain = createRuleChain(rules, { policy, options: resolved, stats }, sink);
+  return pipelineOf(policy, resolved, rules, stats, chain);
+}
+
+function pipelineOf(policy: TranscriptPolicy, options: ResolvedHygieneOptions, rules: Rule[], stats: StatsRecorder, chain: RuleChain): HygienePipeline {
   return {
     policy,
-    options: resolved,
+    options,
     rules,
     write: (message: unknown) => chain.write(message as Message),
     end: () => chain.end(),
     dispose: () => chain.dispose(),
     stats: () => stats.snapshot(),
+    fork(sink: Emit, shared: (value: object) => boolean) {
+      const forkStats = stats.clone();
+      const forked = chain.fork({ policy, options, stats: forkStats }, sink, shared);
+      return forked === undefined ? undefined : pipelineOf(policy, options, rules, forkStats, forked);
+    },
   };
 }
 

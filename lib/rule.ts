@@ -56,6 +56,12 @@ export interface RuleProcessor {
   ready?(): Promise<void> | undefined;
   /** Called once when the stream is torn down (error or destroy) to release resources such as spill files. */
   dispose?(): void;
+  /**
+   * A copy of this processor's state that counts into `ctx` (the incremental runner path). Only
+   * for processors whose state lib/fork-state.ts cannot copy by itself (closures, work in flight);
+   * throws `Unforkable` (lib/fork-state.ts) when it cannot be copied now.
+   */
+  fork?(ctx: RuleContext): RuleProcessor;
 }
 
 export interface BufferedRule {

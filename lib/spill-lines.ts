@@ -16,12 +16,13 @@ import { messageSize, type SpillCodec } from './frames.ts';
 import { parseKeepingLine, patchedLineOf, rawLineOf } from './jsonl.ts';
 import type { Message } from './types.ts';
 
-export const lineKeepingCodec: SpillCodec<Message> = {
+// Frozen: a constant that forked rule state shares (lib/fork-state.ts).
+export const lineKeepingCodec: SpillCodec<Message> = Object.freeze({
   // A message read back holds its line as well as its object: both count against the budget.
-  sizeOf: (message) => {
+  sizeOf: (message: Message) => {
     const line = rawLineOf(message);
     return messageSize(message) + (line === undefined ? 0 : 2 * line.length);
   },
-  serialize: (message) => patchedLineOf(message) ?? JSON.stringify(message),
+  serialize: (message: Message) => patchedLineOf(message) ?? JSON.stringify(message),
   deserialize: parseKeepingLine,
-};
+});

@@ -8,7 +8,8 @@
  * Transform; it is the only place in the project that implements the stream contract.
  */
 import { HygieneError, isHygieneError } from './errors.ts';
-import type { Emit, Rule, RuleContext, RuleProcessor } from './rule.ts';
+import type { Emit, MessageRule, Rule, RuleContext, RuleProcessor } from './rule.ts';
+import { forkState, Unforkable } from './fork-state.ts';
 import type { Message } from './types.ts';
 import type { StatsRecorder } from './stats.ts';
 import type { TranscriptPolicy } from './policy.ts';
@@ -28,6 +29,13 @@ export interface RuleChain {
   end(): Promise<void> | undefined;
   /** Release resources held by rules (spill files); safe to call more than once. */
   dispose(): void;
+  /**
+   * An independent copy of the chain as it stands (every rule's state, the counters), sending
+   * what it emits to `sink`; undefined when some rule's state cannot be copied faithfully
+   * (lib/fork-state.ts). `shared` names the objects the copy may keep by reference: the input
+   * messages, which nothing mutates.
+   */
+  fork(env: ChainEnvironment, sink: Emit, shared: (value: object) => boolean): RuleChain | undefined;
 }
 
 function wrapFailure(error: unknown, rule: string, index: number): HygieneError {
@@ -57,27 +65,40 @@ function contextFor(rule: Rule, env: ChainEnvironment): RuleContext {
 }
 
 /** Adapts a message rule to the processor shape, so the chain handles one kind of thing. */
-function processorFor(rule: Rule, ctx: RuleContext): RuleProcessor {
-  if (rule.unit === 'buffered') return rule.create(ctx);
-  const apply = rule.apply;
-  return {
-    push(message: Message, emit: Emit) {
-      const out = apply(message, ctx);
-      if (out === null) return;
-      if (Array.isArray(out)) {
-        for (const item of out as readonly Message[]) emit(item);
-        return;
-      }
-      emit(out as Message);
-    },
-    end() {},
-  };
+class MessageRuleProcessor implements RuleProcessor {
+  constructor(
+    private readonly rule: MessageRule,
+    private readonly ctx: RuleContext,
+  ) {}
+
+  push(message: Message, emit: Emit): void {
+    const out = this.rule.apply(message, this.ctx);
+    if (out === null) return;
+    if (Array.isArray(out)) {
+      for (const item of out as readonly Message[]) emit(item);
+      return;
+    }
+    emit(out as Message);
+  }
+
+  end(): void {}
 }
 
+function processorFor(rule: Rule, ctx: RuleContext): RuleProcessor {
+  return rule.unit === 'buffered' ? rule.create(ctx) : new MessageRuleProcessor(rule, ctx);
+}
+
+/** Why the last chain fork failed: which rule's state could not be copied (for the bench and tests). */
+export let lastUnforkable: string | undefined;
+
 export function createRuleChain(rules: readonly Rule[], env: ChainEnvironment, sink: Emit): RuleChain {
-  const processors = rules.map((rule) => processorFor(rule, contextFor(rule, env)));
+  const contexts = rules.map((rule) => contextFor(rule, env));
+  const processors = rules.map((rule, i) => processorFor(rule, contexts[i]!));
+  return chainOf(rules, processors, contexts, env, sink, new Array<number>(rules.length).fill(0));
+}
+
+function chainOf(rules: readonly Rule[], processors: readonly RuleProcessor[], contexts: readonly RuleContext[], env: ChainEnvironment, sink: Emit, seen: number[]): RuleChain {
   const names = rules.map((rule) => rule.meta.name);
-  const seen = new Array<number>(rules.length).fill(0);
   // emits[i] feeds processor i; emits[rules.length] is the sink. Built once, not per message.
   const emits = new Array<Emit>(rules.length + 1);
   const stats = env.stats;
@@ -129,6 +150,37 @@ export function createRuleChain(rules: readonly Rule[], env: ChainEnvironment, s
     }
     return undefined;
   };
+  const fork = (forkEnv: ChainEnvironment, forkSink: Emit, shared: (value: object) => boolean): RuleChain | undefined => {
+    if (disposed) return undefined;
+    const forkContexts = rules.map((rule) => contextFor(rule, forkEnv));
+    const functions = new Map<unknown, unknown>();
+    const objects = new Map<object, object>();
+    contexts.forEach((ctx, i) => {
+      const copy = forkContexts[i]!;
+      objects.set(ctx, copy);
+      functions.set(ctx.count, copy.count);
+      functions.set(ctx.now, copy.now);
+    });
+    // The rules themselves are module constants, shared.
+    for (const rule of rules) objects.set(rule, rule);
+    objects.set(env.policy, forkEnv.policy);
+    objects.set(env.options, forkEnv.options);
+    let forked: RuleProcessor[];
+    let forkedCount = 0;
+    try {
+      forked = processors.map((processor, i) => {
+        forkedCount = i;
+        return processor.fork?.(forkContexts[i]!) ?? forkState([processor], { functions, objects, shared })[0]!;
+      });
+    } catch (error) {
+      if (error instanceof Unforkable) {
+        lastUnforkable = `${error.message} (${names[forkedCount]})`;
+        return undefined;
+      }
+      throw error;
+    }
+    return chainOf(rules, forked, forkContexts, forkEnv, forkSink, seen.slice());
+  };
   return {
     write(message: Message) {
       stats.messagesIn++;
@@ -141,5 +193,6 @@ export function createRuleChain(rules: readonly Rule[], env: ChainEnvironment, s
       disposed = true;
       for (const processor of processors) processor.dispose?.();
     },
+    fork,
   };
 }

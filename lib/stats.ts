@@ -37,6 +37,16 @@ export class StatsRecorder {
     return record;
   }
 
+  /** An independent copy (a forked chain counts on from here, lib/stage.ts). */
+  clone(): StatsRecorder {
+    const copy = new StatsRecorder();
+    copy.messagesIn = this.messagesIn;
+    copy.messagesOut = this.messagesOut;
+    copy.entriesSkipped = this.entriesSkipped;
+    for (const [name, record] of this.records) Object.assign(copy.recordFor(name), record);
+    return copy;
+  }
+
   count(rule: string, counter: string, n = 1): void {
     const record = this.recordFor(rule);
     record[counter] = (record[counter] ?? 0) + n;

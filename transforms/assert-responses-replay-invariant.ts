@@ -16,7 +16,7 @@
  * calls left pending at the end runs in `end()`. Counter: `resultsVerified`. Messages pass through
  * as the same objects.
  */
-import type { BufferedRule, Emit } from '../lib/rule.ts';
+import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { HygieneError } from '../lib/errors.ts';
@@ -80,6 +80,23 @@ export function assertResponsesReplayInvariant<T extends readonly unknown[]>(mes
   return messages;
 }
 
+/** The rule's processor: a class, so a forked copy of its state (lib/fork-state.ts) is its own. */
+class InvariantProcessor implements RuleProcessor {
+  private readonly invariant = new ResponsesReplayInvariant();
+
+  constructor(private readonly ctx: RuleContext) {}
+
+  push(message: Message, emit: Emit): void {
+    this.invariant.check(message);
+    emit(message);
+  }
+
+  end(): void {
+    this.invariant.finish();
+    if (this.invariant.verified > 0) this.ctx.count('resultsVerified', this.invariant.verified);
+  }
+}
+
 export const assertResponsesReplayInvariantRule: BufferedRule = {
   unit: 'buffered',
   meta: {
@@ -88,16 +105,6 @@ export const assertResponsesReplayInvariantRule: BufferedRule = {
     counters: ['resultsVerified'],
   },
   create(ctx) {
-    const invariant = new ResponsesReplayInvariant();
-    return {
-      push(message: Message, emit: Emit) {
-        invariant.check(message);
-        emit(message);
-      },
-      end() {
-        invariant.finish();
-        if (invariant.verified > 0) ctx.count('resultsVerified', invariant.verified);
-      },
-    };
+    return new InvariantProcessor(ctx);
   },
 };

@@ -91,5 +91,5 @@ export const bridgeBedrockUserTurnsRule: BufferedRule = {
     summary: `Bedrock Converse only (our provider rule): puts a "${BRIDGE_TEXT}" assistant turn between two messages that would go out as consecutive user messages (a user turn right after tool results, a summary after a user turn).`,
     counters: ['inserted'],
   },
-  create: (ctx: RuleContext) => new UserTurnBridge((counter) => ctx.count(counter)),
+  create: (ctx: RuleContext) => new UserTurnBridge(ctx.count),
 };

@@ -15,7 +15,7 @@
  * any other message. Counters: `downgraded` (call ids cut), `resultsRewritten`, `checkpointsRemoved`
  * (§3.3). Untouched messages are returned as the same object.
  */
-import type { BufferedRule, Emit } from '../lib/rule.ts';
+import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { isCallTypeBlock, withCopiedBlocks } from './tool-call-shapes.ts';
@@ -160,6 +160,32 @@ export function downgradeResponsesReasoningPairs(messages: readonly Message[]): 
   return out ?? messages;
 }
 
+/** The rule's processor: a class, so a forked copy of its state (lib/fork-state.ts) is its own. */
+class DowngradeProcessor implements RuleProcessor {
+  private readonly tally: DowngradeTally = { downgraded: 0, resultsRewritten: 0, checkpointsRemoved: 0 };
+  private readonly downgrader = new ReasoningPairDowngrader(this.tally);
+
+  constructor(private readonly ctx: RuleContext) {}
+
+  push(message: Message, emit: Emit): void {
+    const out = this.downgrader.apply(message);
+    if (out !== message) this.flush();
+    emit(out);
+  }
+
+  end(): void {}
+
+  private flush(): void {
+    const { ctx, tally } = this;
+    if (tally.downgraded > 0) ctx.count('downgraded', tally.downgraded);
+    if (tally.resultsRewritten > 0) ctx.count('resultsRewritten', tally.resultsRewritten);
+    if (tally.checkpointsRemoved > 0) ctx.count('checkpointsRemoved', tally.checkpointsRemoved);
+    tally.downgraded = 0;
+    tally.resultsRewritten = 0;
+    tally.checkpointsRemoved = 0;
+  }
+}
+
 export const downgradeResponsesReasoningPairsRule: BufferedRule = {
   unit: 'buffered',
   meta: {
@@ -168,23 +194,6 @@ export const downgradeResponsesReasoningPairsRule: BufferedRule = {
     counters: ['downgraded', 'resultsRewritten', 'checkpointsRemoved'],
   },
   create(ctx) {
-    const tally: DowngradeTally = { downgraded: 0, resultsRewritten: 0, checkpointsRemoved: 0 };
-    const downgrader = new ReasoningPairDowngrader(tally);
-    const flush = (): void => {
-      if (tally.downgraded > 0) ctx.count('downgraded', tally.downgraded);
-      if (tally.resultsRewritten > 0) ctx.count('resultsRewritten', tally.resultsRewritten);
-      if (tally.checkpointsRemoved > 0) ctx.count('checkpointsRemoved', tally.checkpointsRemoved);
-      tally.downgraded = 0;
-      tally.resultsRewritten = 0;
-      tally.checkpointsRemoved = 0;
-    };
-    return {
-      push(message: Message, emit: Emit) {
-        const out = downgrader.apply(message);
-        if (out !== message) flush();
-        emit(out);
-      },
-      end() {},
-    };
+    return new DowngradeProcessor(ctx);
   },
 };

@@ -69,5 +69,5 @@ export const dropOrphanedToolResultsRule: BufferedRule = {
     summary: 'Ours: drops a tool result that does not answer, by toolCallId, a call of the assistant turn right before it (left behind by "[tool calls omitted]" or an id only in an alias field).',
     counters: ['dropped'],
   },
-  create: (ctx) => new OrphanedResultFilter((counter) => ctx.count(counter)),
+  create: (ctx) => new OrphanedResultFilter(ctx.count),
 };

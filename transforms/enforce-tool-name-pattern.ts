@@ -132,5 +132,5 @@ export const enforceToolNamePatternRule: BufferedRule = {
       'Ours: gives a call whose name the route\'s provider rejects (Claude: blank or over 200 characters; Gemini: ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$; others: ^[a-zA-Z0-9_-]{1,64}$) a name derived from it (mcp.s3/list_objects -> mcp_s3_list_objects); its results take the new name and start with "[tool name: <original>]", the one place tied to that call alone, which leaves signed thinking turns and Responses items untouched.',
     counters: ['namesRenamed', 'resultsRenamed', 'malformedNamesKept'],
   },
-  create: (ctx) => new ToolNameEnforcer(ctx.policy.toolNameRule, (counter, n) => ctx.count(counter, n)),
+  create: (ctx) => new ToolNameEnforcer(ctx.policy.toolNameRule, ctx.count),
 };

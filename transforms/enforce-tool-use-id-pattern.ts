@@ -156,5 +156,5 @@ export const enforceToolUseIdPatternRule: BufferedRule = {
     summary: 'Ours: gives a call whose id breaks the id rule of the model the request reaches (Claude ^[a-zA-Z0-9_-]+$, Bedrock [a-zA-Z0-9_.:-] up to 64, OpenAI/Copilot chat up to 40; none for MiniMax) a new id, and its results with it.',
     counters: ['idsRewritten', 'resultsRewritten'],
   },
-  create: (ctx) => new ToolUseIdEnforcer(ctx.policy.enforceToolUseIdPattern || 'anthropic', (counter, n) => ctx.count(counter, n)),
+  create: (ctx) => new ToolUseIdEnforcer(ctx.policy.enforceToolUseIdPattern || 'anthropic', ctx.count),
 };

@@ -96,5 +96,5 @@ export const limitRequestImagesRule: BufferedRule = {
     summary: 'Routes with request-wide image limits (Anthropic 32 MB; Bedrock 20 images; OpenAI 500 images, 50 MB), given a pre-scan census of the images: replaces the oldest images the request cannot carry with the image placeholder text, newest kept.',
     counters: ['replaced', 'replacedChars'],
   },
-  create: (ctx: RuleContext) => new RequestImageLimiter(imagesToReplace(ctx.policy, ctx.options), (counter, n) => ctx.count(counter, n)),
+  create: (ctx: RuleContext) => new RequestImageLimiter(imagesToReplace(ctx.policy, ctx.options), ctx.count),
 };

@@ -20,7 +20,7 @@
  * held until a message of another role arrives or the input ends (§3.7); nothing else is held.
  * Counter: `merged` (assistant turns folded into an earlier one).
  */
-import type { BufferedRule, Emit } from '../lib/rule.ts';
+import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import { ConsecutiveTurnMerger, mergeConsecutiveTurns } from './merge-consecutive-turns.ts';
 import { fillMissingReasoningContent } from './fill-missing-reasoning-content.ts';
@@ -38,20 +38,35 @@ export const mergeConsecutiveAssistantsRule: BufferedRule = {
     counters: ['merged', 'reasoningRefilled'],
   },
   create(ctx) {
-    const merger = new ConsecutiveTurnMerger('assistant', () => ctx.count('merged'));
-    if (!ctx.policy.fillMissingReasoningContent) return merger;
-    // DeepSeek (fill-missing-reasoning-content) filled each tool-call turn before the merge; a
-    // merged turn keeps the first turn's fields, so a call folded into a text turn of another
-    // model would lose what the builder needs to send reasoning_content. Filled again here; a
-    // turn that was not merged comes back as the same object.
-    const route = { provider: ctx.options.provider, modelApi: ctx.options.modelApi, modelId: ctx.options.modelId };
-    const refill =
-      (emit: Emit): Emit =>
-      (message) => {
-        const { message: out, outcome } = fillMissingReasoningContent(message, route);
-        if (outcome !== 'same') ctx.count('reasoningRefilled');
-        emit(out);
-      };
-    return { push: (message, emit) => merger.push(message, refill(emit)), end: (emit) => merger.end(refill(emit)) };
+    const merger = new ConsecutiveTurnMerger('assistant', ctx.count);
+    return ctx.policy.fillMissingReasoningContent ? new RefillingMerger(merger, ctx) : merger;
   },
 };
+
+/**
+ * DeepSeek (fill-missing-reasoning-content) filled each tool-call turn before the merge; a merged
+ * turn keeps the first turn's fields, so a call folded into a text turn of another model would
+ * lose what the builder needs to send reasoning_content. Filled again here; a turn that was not
+ * merged comes back as the same object. A class, so a forked copy (lib/fork-state.ts) is its own.
+ */
+class RefillingMerger implements RuleProcessor {
+  constructor(
+    private readonly merger: ConsecutiveTurnMerger,
+    private readonly ctx: RuleContext,
+  ) {}
+
+  push(message: Message, emit: Emit): void {
+    this.merger.push(message, (out) => this.refill(out, emit));
+  }
+
+  end(emit: Emit): void {
+    this.merger.end((out) => this.refill(out, emit));
+  }
+
+  private refill(message: Message, emit: Emit): void {
+    const { options } = this.ctx;
+    const { message: out, outcome } = fillMissingReasoningContent(message, { provider: options.provider, modelApi: options.modelApi, modelId: options.modelId });
+    if (outcome !== 'same') this.ctx.count('reasoningRefilled');
+    emit(out);
+  }
+}

@@ -151,8 +151,8 @@ export class ConsecutiveTurnMerger implements RuleProcessor {
 
   constructor(
     private readonly role: MergeRole,
-    /** Called once per turn folded into an earlier one. */
-    private readonly onMerge: () => void,
+    /** Counts `merged` once per turn folded into an earlier one (the rule context's `count`). */
+    private readonly count: (counter: string) => void,
   ) {}
 
   push(message: Message, emit: Emit): void {
@@ -166,7 +166,7 @@ export class ConsecutiveTurnMerger implements RuleProcessor {
     if (message.role === this.role && this.lastRole === this.role && this.held !== undefined) {
       if (this.fold === undefined) this.fold = new Fold(this.role, this.held, message);
       else this.fold.add(message);
-      this.onMerge();
+      this.count('merged');
       return;
     }
     this.flush(emit);

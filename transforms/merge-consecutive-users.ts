@@ -34,6 +34,6 @@ export const mergeConsecutiveUsersRule: BufferedRule = {
     counters: ['merged'],
   },
   create(ctx) {
-    return new ConsecutiveTurnMerger('user', () => ctx.count('merged'));
+    return new ConsecutiveTurnMerger('user', ctx.count);
   },
 };

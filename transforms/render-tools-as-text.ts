@@ -135,5 +135,5 @@ export const renderToolsAsTextRule: BufferedRule = {
     summary: 'With --no-tools (`tools: false`): turns every tool call into a `[called NAME ARGS]` text block and each run of tool results into one user message of `[result of NAME: ...]` text (images kept), for requests that define no tools.',
     counters: ['callsRendered', 'resultsRendered'],
   },
-  create: (ctx: RuleContext) => new ToolsAsText((counter, n) => ctx.count(counter, n), ctx.options.maxToolResultBytes),
+  create: (ctx: RuleContext) => new ToolsAsText(ctx.count, ctx.options.maxToolResultBytes),
 };

@@ -18,7 +18,7 @@
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { Message, ToolResultMessage } from '../lib/types.ts';
 import { isPairedCallBlock, isSyntheticToolResult, resultIdOf, SYNTHETIC_TOOL_RESULT_TEXT } from './tool-call-shapes.ts';
-import { SpillQueue, SpillStore, messageSize, type StoredMessage } from '../lib/frames.ts';
+import { SpillQueue, SpillStore, messageSize, type SpillCodec, type StoredMessage } from '../lib/frames.ts';
 import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
@@ -114,6 +114,26 @@ export interface PairingOptions {
   resultIndex?: ResultIdIndex;
 }
 
+/**
+ * The spill codec of the held entries. A class, not a literal of closures over the pairing, so a
+ * forked copy of the pairing (lib/fork-state.ts) gets a codec that points at the copy.
+ */
+class PairingCodec implements SpillCodec<Entry> {
+  constructor(private readonly owner: ToolResultPairing) {}
+
+  sizeOf(entry: Entry): number {
+    return entry instanceof Slot ? 64 : messageSize(entry);
+  }
+
+  serialize(entry: Entry): string {
+    return this.owner.serialize(entry);
+  }
+
+  deserialize(line: string): Entry {
+    return this.owner.deserialize(line);
+  }
+}
+
 /** The streaming core: push messages in order, receive the repaired stream through `emit`. */
 export class ToolResultPairing implements RuleProcessor {
   private readonly held: SpillQueue<Entry>;
@@ -127,14 +147,7 @@ export class ToolResultPairing implements RuleProcessor {
   private inputLine = 0;
 
   constructor(private readonly options: PairingOptions) {
-    this.held = new SpillQueue<Entry>(
-      {
-        sizeOf: (entry) => (entry instanceof Slot ? 64 : messageSize(entry)),
-        serialize: (entry) => this.serialize(entry),
-        deserialize: (line) => this.deserialize(line),
-      },
-      { budgetBytes: options.memoryBudgetBytes },
-    );
+    this.held = new SpillQueue<Entry>(new PairingCodec(this), { budgetBytes: options.memoryBudgetBytes });
   }
 
   push(message: Message, emit: Emit): void {
@@ -317,7 +330,8 @@ export class ToolResultPairing implements RuleProcessor {
     return occurrence.stored ? this.store.get(result as StoredMessage) : (result as Message);
   }
 
-  private serialize(entry: Entry): string {
+  /** The spill codec's (PairingCodec). */
+  serialize(entry: Entry): string {
     // Messages go to disk as the line the writer would write, and come back with it (lib/spill-lines.ts).
     if (!(entry instanceof Slot)) return 'm' + lineKeepingCodec.serialize(entry);
     const occurrence = entry.occurrence;
@@ -341,7 +355,8 @@ export class ToolResultPairing implements RuleProcessor {
     return 's' + occurrence.seq;
   }
 
-  private deserialize(line: string): Entry {
+  /** The spill codec's (PairingCodec). */
+  deserialize(line: string): Entry {
     if (line.charCodeAt(0) === 109 /* m */) return lineKeepingCodec.deserialize(line.slice(1));
     const seq = Number(line.slice(1));
     const occurrence = this.spilledSlots.get(seq);

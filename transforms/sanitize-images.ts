@@ -27,6 +27,7 @@
  * PixelLimit, Irreducible, EncodeFailed, ProcessorUnavailable.
  */
 import { releasedLargeStrings } from '../lib/large-garbage.ts';
+import { Unforkable } from '../lib/fork-state.ts';
 import type { BufferedRule, Emit, RuleContext, RuleProcessor } from '../lib/rule.ts';
 import type { ContentBlock, ImageBlock, Message, TextBlock } from '../lib/types.ts';
 import {
@@ -413,6 +414,11 @@ function createProcessor(ctx: RuleContext, init: SanitizeImagesRuleInit): RulePr
       queue.length = 0;
       heldChars = 0;
       waiter = ender = undefined;
+    },
+    fork(forkCtx) {
+      // Idle (nothing queued, nothing in flight), the processor holds no state a fresh one lacks.
+      if (queue.length > 0 || inFlight > 0 || failed || disposed) throw new Unforkable('sanitize-images has work in flight');
+      return createProcessor(forkCtx, init);
     },
   };
 }

@@ -407,49 +407,65 @@ function optionsFor(ctx: RuleContext): SanitizeToolCallIdsOptions {
 }
 
 /** The fold alone: each message is emitted as it arrives. */
-function streamingProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, options: SanitizeToolCallIdsOptions): RuleProcessor {
-  const fold = new ToolCallIdFold(mode, options, [], (counter, n) => ctx.count(counter, n));
-  return {
-    push(message: Message, emit: Emit) {
-      emit(fold.apply(message));
-    },
-    end() {
-      fold.dispose();
-    },
-    dispose() {
-      fold.dispose();
-    },
-  };
+class StreamingIdSanitizer implements RuleProcessor {
+  private readonly fold: ToolCallIdFold;
+
+  constructor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, options: SanitizeToolCallIdsOptions) {
+    this.fold = new ToolCallIdFold(mode, options, [], ctx.count);
+  }
+
+  push(message: Message, emit: Emit): void {
+    emit(this.fold.apply(message));
+  }
+
+  end(): void {
+    this.fold.dispose();
+  }
+
+  dispose(): void {
+    this.fold.dispose();
+  }
 }
 
 /** §5.5: hold everything (spilling past the budget) while pre-scanning; fold at the end. */
-function heldProcessor(ctx: RuleContext, mode: ToolCallIdSanitizeMode, options: SanitizeToolCallIdsOptions): RuleProcessor {
-  const queue = new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: ctx.options.memoryBudgetBytes });
-  const scan = new ReplaySafeThinkingScan(options.allowedToolNames);
-  let folded: ToolCallIdFold | undefined;
-  return {
-    push(message: Message) {
-      scan.observe(message);
-      queue.push(message);
-    },
-    end(emit: Emit) {
-      const { reserved, preserved } = scan.finish();
-      if (preserved.size > 0) ctx.count('preservedThinkingTurns', preserved.size);
-      if (queue.spilledEntries > 0) ctx.count('spilledMessages', queue.spilledEntries);
-      const fold = new ToolCallIdFold(mode, options, reserved, (counter, n) => ctx.count(counter, n));
-      folded = fold;
-      for (let index = 0; queue.length > 0; index++) {
-        const message = queue.shift()!;
-        emit(fold.apply(message, preserved.has(index)));
-      }
-      queue.dispose();
-      fold.dispose();
-    },
-    dispose() {
-      queue.dispose();
-      folded?.dispose();
-    },
-  };
+class HeldIdSanitizer implements RuleProcessor {
+  private readonly queue: SpillQueue<Message>;
+  private readonly scan: ReplaySafeThinkingScan;
+  private folded: ToolCallIdFold | undefined;
+
+  constructor(
+    private readonly ctx: RuleContext,
+    private readonly mode: ToolCallIdSanitizeMode,
+    private readonly options: SanitizeToolCallIdsOptions,
+  ) {
+    this.queue = new SpillQueue<Message>(lineKeepingCodec, { budgetBytes: ctx.options.memoryBudgetBytes });
+    this.scan = new ReplaySafeThinkingScan(options.allowedToolNames);
+  }
+
+  push(message: Message): void {
+    this.scan.observe(message);
+    this.queue.push(message);
+  }
+
+  end(emit: Emit): void {
+    const { ctx, queue } = this;
+    const { reserved, preserved } = this.scan.finish();
+    if (preserved.size > 0) ctx.count('preservedThinkingTurns', preserved.size);
+    if (queue.spilledEntries > 0) ctx.count('spilledMessages', queue.spilledEntries);
+    const fold = new ToolCallIdFold(this.mode, this.options, reserved, ctx.count);
+    this.folded = fold;
+    for (let index = 0; queue.length > 0; index++) {
+      const message = queue.shift()!;
+      emit(fold.apply(message, preserved.has(index)));
+    }
+    queue.dispose();
+    fold.dispose();
+  }
+
+  dispose(): void {
+    this.queue.dispose();
+    this.folded?.dispose();
+  }
 }
 
 export const sanitizeToolCallIdsRule: BufferedRule = {
@@ -463,7 +479,7 @@ export const sanitizeToolCallIdsRule: BufferedRule = {
     const mode = ctx.policy.toolCallIdMode ?? 'strict';
     const options = optionsFor(ctx);
     return options.preserveReplaySafeThinkingToolCallIds === true
-      ? heldProcessor(ctx, mode, options)
-      : streamingProcessor(ctx, mode, options);
+      ? new HeldIdSanitizer(ctx, mode, options)
+      : new StreamingIdSanitizer(ctx, mode, options);
   },
 };

@@ -160,5 +160,5 @@ export const signGemini3CurrentTurnRule: BufferedRule = {
     summary: 'Gemini 3 routes (our provider rule): a step of the current turn whose first function call would go out without its thought signature has its calls and results turned into text (or, with unsignedGeminiCalls: sentinel, gets skip_thought_signature_validator); signed steps and older turns are unchanged.',
     counters: ['stepsAsText', 'callsAsText', 'resultsAsText', 'sentinels'],
   },
-  create: (ctx: RuleContext) => new CurrentTurnSigner(routeOf(ctx.options), ctx.options.unsignedGeminiCalls, (counter, n) => ctx.count(counter, n)),
+  create: (ctx: RuleContext) => new CurrentTurnSigner(routeOf(ctx.options), ctx.options.unsignedGeminiCalls, ctx.count),
 };

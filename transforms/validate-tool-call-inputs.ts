@@ -744,7 +744,7 @@ class ToolCallInputValidation implements RuleProcessor {
   private nextOut = 0;
 
   constructor(private readonly ctx: RuleContext) {
-    this.count = (counter, n) => ctx.count(counter, n);
+    this.count = ctx.count;
     const allow = normalizeAllowedToolNames(ctx.options.allowedToolNames);
     this.validator = new Validator(allow, allowProviderOwnedThinkingReplay(ctx.policy, ctx.options));
     // Completion decides the allowlist exemption and whether a misnamed call stays (ours), so pairing is always classified.

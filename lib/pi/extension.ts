@@ -16,11 +16,16 @@
  *
  * Secrets are redacted only when pi is started with TRANSCRIPT_HYGIENE_REDACT=secrets (./redact.ts).
  *
+ * A call whose context extends the previous call's pays for the new messages only; anything else
+ * (an edit, a compaction, a branch or model switch) runs in full (lib/incremental/). The result is
+ * the same either way. TRANSCRIPT_HYGIENE_INCREMENTAL=off keeps nothing between calls.
+ *
  * Enable: `pi -e <path to this file>`, a file in `~/.pi/agent/extensions/`, or the package's
  * `./pi` entry (README, "Use it in pi").
  */
 import { isHygieneError } from '../errors.ts';
 import { sanitizeInMemory, type InMemoryResult } from '../in-memory.ts';
+import { IncrementalSanitizer } from '../incremental/incremental-sanitizer.ts';
 import { describeCall, routeOf, type PiCall } from './route.ts';
 import { statusText, summarizeRepairs } from './status.ts';
 import { redactionFromEnv } from './redact.ts';
@@ -30,6 +35,9 @@ export type { PiExtensionAPI, PiExtensionContext, PiContextEvent, PiContextEvent
 
 /** The environment variable that turns on the tool result limit (`maxToolResultBytes`). */
 export const MAX_TOOL_RESULT_BYTES_ENV = 'TRANSCRIPT_HYGIENE_MAX_TOOL_RESULT_BYTES';
+
+/** `off` turns off the reuse of the previous call's work (each call then runs the whole context, keeping nothing). */
+export const INCREMENTAL_ENV = 'TRANSCRIPT_HYGIENE_INCREMENTAL';
 
 /** The footer status key. */
 export const STATUS_KEY = 'transcript-hygiene';
@@ -82,6 +90,15 @@ function showStatus(ctx: PiExtensionContext, call: PiCall, result: InMemoryResul
 
 /** The extension factory pi calls once at start-up. */
 export default function transcriptHygiene(pi: PiExtensionAPI): void {
+  registerContextHandler(pi, process.env[INCREMENTAL_ENV] === 'off' ? undefined : new IncrementalSanitizer());
+}
+
+/**
+ * Registers the `context` handler. With `incremental`, a call whose context extends the previous
+ * one reuses its work (lib/incremental/incremental-sanitizer.ts); the bench passes its own to read
+ * how many calls ran each way.
+ */
+export function registerContextHandler(pi: PiExtensionAPI, incremental: IncrementalSanitizer | undefined): void {
   const failures = new FailureReporter();
   const lastStatus: { text: string | undefined } = { text: undefined };
   const redaction = redactionFromEnv(process.env);
@@ -103,7 +120,8 @@ export default function transcriptHygiene(pi: PiExtensionAPI): void {
       }
       // A request with no active tools defines none: tool calls and results go as text (issue 29).
       const noTools = typeof pi.getActiveTools === 'function' && pi.getActiveTools().length === 0 ? { tools: false } : {};
-      const result = await sanitizeInMemory(event.messages, { ...route, ...noTools, ...limit, ...(redaction.redact === undefined ? {} : { redact: redaction.redact }) });
+      const options = { ...route, ...noTools, ...limit, ...(redaction.redact === undefined ? {} : { redact: redaction.redact }) };
+      const result = await (incremental === undefined ? sanitizeInMemory(event.messages, options) : incremental.sanitize(event.messages, options));
       showStatus(ctx, call, result, lastStatus);
       return result.changed ? { messages: result.messages as unknown[] } : undefined;
     } catch (error) {
