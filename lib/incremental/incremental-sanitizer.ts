@@ -8,7 +8,8 @@
  * written, and every rule's state at that point, depend only on messages 0..k-1 and on what the
  * pipeline was created with (the options and the two whole-history facts the in-memory path reads
  * up front: the latest compaction time and the image census). So it keeps:
- * - a private deep copy of every message it was given (nothing the caller does later reaches it);
+ * - a private deep copy of every message it was given, frozen (nothing the caller or a rule does
+ *   later reaches it);
  * - a live pipeline fed those copies and never ended, and what it emitted so far.
  * A new call reuses them only when its options and whole-history facts are the same and its first
  * k messages equal the k kept copies exactly (lib/incremental/same-json.ts reads every value; no
@@ -19,14 +20,18 @@
  * their state until the end, so the fork decides them exactly as a full run would.
  *
  * It runs in full, and starts over from that run, whenever it is not sure: different options or
- * facts (a model, thinking or tools switch; a new compaction; an image census that moved), a
- * context that does not start with the kept one (an edit, a compaction, a branch switch), a value
- * that is not plain JSON, a rule with work in flight (image recompression), or a rule state that
- * cannot be copied. `counts` says how many calls ran each way.
+ * facts (a model, thinking or tools switch; a new compaction; a new image), a context that does
+ * not start with the kept one (an edit, a compaction, a branch switch), a value that is not plain
+ * JSON, or a rule with work in flight (image recompression). A rule state that cannot be copied,
+ * or a fork that fails inside (not a rule's own error), ends the live pipeline itself as the full
+ * run, keeping nothing. `counts` says how many calls ran each way.
+ *
+ * Synthetic messages (a missing tool result) are stamped with `options.now` by the call that first
+ * makes them and keep that time on later calls; a full run stamps them anew.
  *
  * Output: untouched messages are the caller's own objects of this call, as from a full run; the
- * messages rules made are given out as fresh copies, so a caller changing them cannot change what
- * is kept. Memory: one private copy of the context, plus the rules' state.
+ * messages rules made are given out as copies (`giveOut`), so a caller changing them cannot change
+ * what is kept. Memory: one private copy of the context, plus the rules' state.
  */
 import { createPipeline, type HygienePipeline } from '../pipeline.ts';
 import { NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
