@@ -5,9 +5,9 @@
  * frame header gives one; the output is then capped at the declared size and must fill it.
  *
  * The decoder is zstd's own C library compiled to WebAssembly (@bokuweb/zstd-wasm) once
- * `loadZstdWasm()` has loaded it: on a database session's 16k rows it decoded 3.2x faster than
- * fzstd (pure JavaScript) and 1.35x faster than Node's zlib.zstdDecompressSync, whose per-call
- * set-up costs as much as a small row. Until it is loaded (or if it cannot be), Node's
+ * `loadZstdWasm()` has loaded it: on a bench session's 16k rows (`npm run bench:zstd`) it took
+ * 3.7-4.2x less CPU than fzstd (pure JavaScript), 2.6x less than Node's zlib.zstdDecompressSync
+ * row by row (whose per-call set-up costs as much as a small row) and 1.5x less than zlib's batch. Until it is loaded (or if it cannot be), Node's
  * zlib.zstdDecompressSync where it exists (Node 22.15 and later), else fzstd.
  */
 import { Buffer } from 'node:buffer';
