@@ -37,9 +37,10 @@ import { createGarbageAccountant, exposedGc } from '../large-garbage.ts';
  * Bytes of rows read between two minor collections. Each row arrives as a new buffer (the
  * driver's copy of its blob), garbage once it is spooled, and V8 counts their memory outside its
  * heap: left to V8, tens of MB of them waited for a collection (17 MB of peak RSS on a 20k-row
- * session; 8 MB with a minor collection every 4 MiB, which costs about a millisecond each).
+ * session; 8 MB with a minor collection every 4 MiB, less every 2 MiB; each costs about a
+ * millisecond).
  */
-const ROW_GARBAGE_BYTES = 4 << 20;
+const ROW_GARBAGE_BYTES = 2 << 20;
 
 /** How much of the spool the read pass reads at a time. */
 const SPOOL_WINDOW_BYTES = 1 << 20;

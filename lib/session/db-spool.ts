@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { float64s, type Blocks } from './growable.ts';
 
-/** How many appended bytes are gathered before one write. */
-const WRITE_BYTES = 1 << 20;
+/** How many appended bytes are gathered before one write (a larger buffer only adds resident memory). */
+const WRITE_BYTES = 256 << 10;
 
 export class RowSpool {
   private descriptor: number;
