@@ -8,7 +8,10 @@
  * lines are patched rather than copied: bench/generate.ts). On each it runs the floor and two routes (anthropic, openai-responses)
  * three times, interleaved, and keeps each one's best time. It fails (exit 1) when a case's
  * throughput ratio to its floor falls more than 15% below bench/baseline.json, or when an
- * anthropic run's peak RSS exceeds its baseline by more than 25%. `--update` rewrites the
+ * anthropic run's peak RSS exceeds its baseline by more than 25%. A workload that misses is
+ * measured again (up to CONFIRM_ATTEMPTS more sets of rounds, best times kept) before the
+ * gate calls it a regression: a shared CI machine slows one set of rounds by 20-25% now and
+ * then, while a real regression misses in every set. `--update` rewrites the
  * baseline from this run. It also fails when one long line costs more than linear time in its
  * length (bench/long-line.ts: the time per MB of a 64 MB line against an 8 MB one).
  */
@@ -32,6 +35,7 @@ interface Baseline {
 const RATIO_TOLERANCE = 0.15;
 const RSS_TOLERANCE = 0.25;
 const ROUNDS = 3;
+const CONFIRM_ATTEMPTS = 2;
 const GATED = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
 /** Session files go through the session reader, bare messages through the JSONL reader: both gated. */
 const WORKLOADS: ReadonlyArray<{ workload: Workload; format: 'session' | 'messages'; messages: number; seed: number }> = [
@@ -54,6 +58,15 @@ try {
   const output = path.join(dir, 'out.jsonl');
   const ratios: Record<string, number> = {};
   const peakRssMb: Record<string, number> = {};
+  const baseline = values.update ? undefined : (JSON.parse(await readFile(baselinePath, 'utf8')) as Baseline);
+  /** The cases of one workload that miss the baseline's ratio, with the line that says so. */
+  const ratioMisses = (label: string): string[] =>
+    GATED.flatMap((route) => {
+      const key = caseKey(label, route.label);
+      const expected = baseline?.ratios[key];
+      if (expected === undefined || ratios[key]! >= expected * (1 - RATIO_TOLERANCE)) return [];
+      return [`${key}: ratio to floor ${ratios[key]!.toFixed(3)} is more than 15% below the baseline ${expected.toFixed(3)}`];
+    });
   for (const { workload, format, messages, seed } of WORKLOADS) {
     const label = labelOf(workload, format);
     const input = path.join(dir, `${workload}-${format}.jsonl`);
@@ -61,17 +74,24 @@ try {
     const generated = await generateSession(input, { messages, format, workload, seed, payloadScale: 0.25, compactionEvery: 0 });
     const best: Record<string, number> = {};
     let peakRssKb = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const floor = await measureFloor(input, output);
-      best.floor = Math.min(best.floor ?? Infinity, floor.ms);
-      for (const route of GATED) {
-        const measured = await measureRoute(input, output, route);
-        best[route.label] = Math.min(best[route.label] ?? Infinity, measured.ms);
-        if (route.label === 'anthropic') peakRssKb = Math.max(peakRssKb, measured.maxRssKb);
+    const measureRounds = async (): Promise<void> => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const floor = await measureFloor(input, output);
+        best.floor = Math.min(best.floor ?? Infinity, floor.ms);
+        for (const route of GATED) {
+          const measured = await measureRoute(input, output, route);
+          best[route.label] = Math.min(best[route.label] ?? Infinity, measured.ms);
+          if (route.label === 'anthropic') peakRssKb = Math.max(peakRssKb, measured.maxRssKb);
+        }
       }
+      for (const route of GATED) ratios[caseKey(label, route.label)] = Number((best.floor! / best[route.label]!).toFixed(3));
+    };
+    await measureRounds();
+    for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS && ratioMisses(label).length > 0; attempt++) {
+      process.stdout.write(`${label}: ${ratioMisses(label).join('; ')}; measuring again (${attempt} of ${CONFIRM_ATTEMPTS})\n`);
+      await measureRounds();
     }
     await rm(input, { force: true });
-    for (const route of GATED) ratios[caseKey(label, route.label)] = Number((best.floor! / best[route.label]!).toFixed(3));
     peakRssMb[label] = Number((peakRssKb / 1024).toFixed(1));
     const mb = generated.bytes / 1e6;
     process.stdout.write(`${label}: ${generated.messages} messages, ${mb.toFixed(0)} MB; floor ${(mb / (best.floor! / 1000)).toFixed(1)} MB/s\n`);
@@ -83,23 +103,14 @@ try {
   const { small, large } = LONG_LINE_SIZES_MB;
   process.stdout.write(`long line: ${longLines.msPerMb[small]!.toFixed(1)} ms/MB at ${small} MB, ${longLines.msPerMb[large]!.toFixed(1)} ms/MB at ${large} MB (${longLines.slowdown.toFixed(2)}x, at most ${LONG_LINE_MAX_SLOWDOWN}x; both spilled under a ${LONG_LINE_MEMORY_BUDGET_BYTES >> 20} MiB budget)\n`);
 
-  if (values.update) {
-    const baseline: Baseline = { ratios, peakRssMb, note: `measured ${new Date().toISOString()} by npm run bench:gate -- --update` };
-    await writeFile(baselinePath, JSON.stringify(baseline, null, 2) + '\n');
+  if (baseline === undefined) {
+    const written: Baseline = { ratios, peakRssMb, note: `measured ${new Date().toISOString()} by npm run bench:gate -- --update` };
+    await writeFile(baselinePath, JSON.stringify(written, null, 2) + '\n');
     process.stdout.write(`baseline written to ${baselinePath}\n`);
   } else {
-    const baseline = JSON.parse(await readFile(baselinePath, 'utf8')) as Baseline;
     const failures: string[] = [];
-    for (const [key, ratio] of Object.entries(ratios)) {
-      const expected = baseline.ratios[key];
-      if (expected === undefined) {
-        failures.push(`${key}: no baseline ratio (run npm run bench:gate -- --update)`);
-        continue;
-      }
-      if (ratio < expected * (1 - RATIO_TOLERANCE)) {
-        failures.push(`${key}: ratio to floor ${ratio.toFixed(3)} is more than 15% below the baseline ${expected.toFixed(3)}`);
-      }
-    }
+    for (const key of Object.keys(ratios)) if (baseline.ratios[key] === undefined) failures.push(`${key}: no baseline ratio (run npm run bench:gate -- --update)`);
+    for (const { workload, format } of WORKLOADS) failures.push(...ratioMisses(labelOf(workload, format)));
     for (const [workload, peak] of Object.entries(peakRssMb)) {
       const expected = baseline.peakRssMb[workload];
       if (expected === undefined) failures.push(`${workload}: no baseline peak RSS`);
