@@ -21,7 +21,7 @@ import { HygieneError } from '../errors.ts';
 import type { HygieneOptions } from '../options.ts';
 import type { Message } from '../types.ts';
 import type { SqliteRow, SqliteStatement } from '../sqlite/driver.ts';
-import { decodeZstd, decodeZstdBatch, loadZstdWasm, ZstdSizeError } from '../sqlite/zstd.ts';
+import { decodeZstd, decodeZstdBatch, loadZstdWasm, zstdEngine, ZstdSizeError } from '../sqlite/zstd.ts';
 import { buildRecordIndex, type IndexedRecord } from './index-pass.ts';
 import { overBatches, readIndexedSession, type SessionMessages } from './read.ts';
 import type { EntrySource } from './entry-source.ts';
@@ -160,6 +160,7 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
     if (events === 0) throw new HygieneError('input_empty', `${label}: the session has no transcript rows`, { source: db.source });
     const rows = (spool = new RowSpool());
     const rowGarbage = createGarbageAccountant(exposedGc(), ROW_GARBAGE_BYTES, { type: 'minor' });
+    const isCompressed = (row: SqliteRow): boolean => (row.json === null || row.json === undefined) && row.zstd !== null && row.zstd !== undefined;
     function* records(): Iterable<IndexedRecord> {
       // Called again when the pass starts over: the spool starts over with it.
       rows.reset();
@@ -178,13 +179,16 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
       yield* decodedRecords(batch);
       rows.flush();
     }
-    /** A batch of rows with their compressed ones decoded in one call (rowBytes, row by row, when that fails). */
+    /** A batch of rows, decoded here: its compressed ones in one call where zlib can (rowBytes, row by row, otherwise or when that fails). */
     function* decodedRecords(batch: SqliteRow[]): Iterable<IndexedRecord> {
-      const compressed = batch.filter((row) => (row.json === null || row.json === undefined) && row.zstd !== null && row.zstd !== undefined);
-      const decoded = decodeZstdBatch(
-        compressed.map((row) => row.zstd as Uint8Array),
-        compressed.map((row) => row.declared),
-      );
+      const compressed = zstdEngine() === 'zlib' ? batch.filter(isCompressed) : [];
+      const decoded =
+        compressed.length === 0
+          ? undefined
+          : decodeZstdBatch(
+              compressed.map((row) => row.zstd as Uint8Array),
+              compressed.map((row) => row.declared),
+            );
       let next = 0;
       for (const row of batch) {
         const seq = Number(row.seq);
