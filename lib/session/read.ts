@@ -21,7 +21,7 @@ import { JsonlLineParser } from '../jsonl.ts';
 import type { HygieneOptions } from '../options.ts';
 import { isRecord, type Message } from '../types.ts';
 import { compactionTimestampOf } from '../timestamps.ts';
-import { buildSessionIndex, openSessionFile, type SessionIndex } from './index-pass.ts';
+import { buildSessionIndex, LARGE_INDEX_ENTRIES, openSessionFile, type SessionIndex } from './index-pass.ts';
 import { EMITTED_ENTRY, type EntrySource, type EntryTexts } from './entry-source.ts';
 import { activePath, planEmission } from './active-path.ts';
 import { resetKeptEntries } from './reset-window.ts';
@@ -35,6 +35,7 @@ import { InvalidUtf8Counter, replacementsIn, type InvalidUtf8 } from '../utf8-re
 import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
 import { collect as collectImages, type ImageCensus } from '../image-census.ts';
 import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
+import { collectGarbageNow } from '../large-garbage.ts';
 
 export interface ReadSessionOptions extends HygieneOptions {
   /** Name for error messages (default: the path). */
@@ -308,6 +309,34 @@ interface Prepared {
   imageCensus: ImageCensus | undefined;
 }
 
+/**
+ * The tool-result ids of the emitted entries, by projected position (`first` for entries[0]).
+ * The index lists result ids by entry in file order; emitted entries in file order too (a path
+ * read front to back, the common case) are matched by one merge, without a position per entry of
+ * the file (4 MiB at 1M entries, at the read plan's peak); any other order through that table.
+ */
+function resultIdIndexOf(index: SessionIndex, entries: Int32Array, first: number, ascending: boolean): ResultIdIndex {
+  const resultIndex = new ResultIdIndex();
+  const results = index.resultEntry.length;
+  for (let i = 1; i < results && ascending; i++) if (index.resultEntry.get(i) < index.resultEntry.get(i - 1)) ascending = false;
+  if (ascending) {
+    let at = 0;
+    for (let i = 0; i < results; i++) {
+      const entry = index.resultEntry.get(i);
+      while (at < entries.length && entries[at]! < entry) at++;
+      if (at < entries.length && entries[at] === entry) resultIndex.recordHash(index.resultHash.get(i), at + first);
+    }
+    return resultIndex;
+  }
+  const positions = new Int32Array(index.entryCount);
+  for (let i = 0; i < entries.length; i++) positions[entries[i]!] = i + first;
+  for (let i = 0; i < results; i++) {
+    const position = positions[index.resultEntry.get(i)]!;
+    if (position > 0) resultIndex.recordHash(index.resultHash.get(i), position);
+  }
+  return resultIndex;
+}
+
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
 async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean; takeImageCensus?: boolean }, now: () => number): Promise<Prepared> {
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
@@ -330,10 +359,10 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
     const lines = route.recordFileLines ? new Int32Array(n) : undefined;
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const first = summary === undefined ? 1 : 2;
-    const positions = new Int32Array(index.entryCount);
+    let ascending = true;
     for (let i = 0; i < n; i++) {
       const entry = plan.entries[i]!;
-      positions[entry] = i + first;
+      if (i > 0 && entry <= plan.entries[i - 1]!) ascending = false;
       packed.push(index.offset.get(entry), index.length.get(entry), index.type.get(entry));
       if (lines !== undefined) lines[i] = lineOf(index.line.get(entry));
       if (index.type.get(entry) !== T_MESSAGE) continue;
@@ -347,11 +376,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       }
       if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
     }
-    const resultIndex = new ResultIdIndex();
-    for (let i = 0; i < index.resultEntry.length; i++) {
-      const position = positions[index.resultEntry.get(i)]!;
-      if (position > 0) resultIndex.recordHash(index.resultHash.get(i), position);
-    }
+    const resultIndex = resultIdIndexOf(index, plan.entries, first, ascending);
     const model = await modelOf(index, plan.path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
     let imageCensus: ImageCensus | undefined;
     if (route.takeImageCensus === true) {
@@ -443,12 +468,16 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
   const leafId = index.leafName < 0 || index.migrateV1 ? null : index.ids.idOf(index.leafName);
   const sessionName = index.sessionName;
   // From here on only the read plan is kept: the index (ids, per-entry arrays) can be collected.
+  const largeIndex = index.entryCount >= LARGE_INDEX_ENTRIES;
   let started = false;
 
   async function* batches(): AsyncGenerator<Message[]> {
     if (started) throw new Error('readSessionMessages: the messages can be read once');
     started = true;
     const began = performance.now();
+    // The index and what prepare() built from it (tens of MB at 1M entries) are garbage now: let
+    // them go before the rules start holding messages, not at the collector's leisure.
+    if (largeIndex) collectGarbageNow();
     const texts = await entries.open(EMITTED_ENTRY);
     try {
       const parser = new JsonlLineParser({ source, recordLines: true });

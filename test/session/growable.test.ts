@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Blocks, OffsetBlocks, float64s, int32s, uint32s, uint8s } from '../../lib/session/growable.ts';
+import { Blocks, OffsetBlocks, SteppedNumbers, float64s, int32s, uint32s, uint8s } from '../../lib/session/growable.ts';
 
 test('push, get and set across block boundaries', () => {
   const values = int32s();
@@ -50,4 +50,23 @@ test('offsets past 4 GiB keep 4 bytes an entry and read back exactly, wherever t
   assert.equal(offsets.length, values.length);
   for (let i = 0; i < values.length; i++) assert.equal(offsets.get(i), values[i], `entry ${i}`);
   assert.ok(offsets.byteLength <= 2 * 65_536 * 4 + 200, `${offsets.byteLength} bytes`);
+});
+
+test('stepped numbers read back exactly, however the step breaks, and keep only the breaks', () => {
+  const lines = new SteppedNumbers();
+  const values: number[] = [];
+  let line = 2; // a header on line 1
+  for (let i = 0; i < 100_000; i++) {
+    values.push(line);
+    line += i % 10_000 === 9_999 ? 3 : 1; // now and then two lines that make no entry
+  }
+  for (const value of values) lines.push(value);
+  assert.equal(lines.length, values.length);
+  for (let i = 0; i < values.length; i++) assert.equal(lines.get(i), values[i], `entry ${i}`);
+  assert.ok(lines.byteLength <= 11 * 16, `${lines.byteLength} bytes for 11 breaks`);
+
+  const everyOther = new SteppedNumbers();
+  for (let i = 0; i < 1000; i++) everyOther.push(2 * i + 1); // a blank line after every entry
+  for (let i = 0; i < 1000; i++) assert.equal(everyOther.get(i), 2 * i + 1);
+  assert.equal(new SteppedNumbers().length, 0);
 });

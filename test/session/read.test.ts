@@ -90,6 +90,34 @@ describe('equal to a whole-file transcription of the spec, on random sessions', 
 });
 
 describe('what comes with the messages', () => {
+  test('the result-id index names each result by its input line, whether the path runs in file order or not', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const call = assistant('c', 2, {
+        content: [
+          { type: 'toolCall', id: 'toolu_1', name: 'read', arguments: {} },
+          { type: 'toolCall', id: 'toolu_2', name: 'read', arguments: {} },
+        ],
+        stopReason: 'toolUse',
+      });
+      const result = (id: string): Record<string, unknown> => ({ role: 'toolResult', toolCallId: id, content: [], isError: false });
+      const inOrder = [HEADER, entry('a', null, user('q')), entry('b', 'a', call), entry('c', 'b', result('toolu_1')), entry('r2', 'c', result('toolu_2')), entry('d', 'r2', user('next'))];
+      // r2 is written before the entries it follows: the path goes back in the file (no merge with the file order).
+      const outOfOrder = [HEADER, entry('r2', 'c', result('toolu_2')), entry('a', null, user('q')), entry('b', 'a', call), entry('c', 'b', result('toolu_1')), entry('d', 'r2', user('next'))];
+      for (const [name, lines] of [['in file order', inOrder], ['out of file order', outOfOrder]] as const) {
+        const session = await readSessionMessages(await writeSession(path.join(dir, `${name}.jsonl`), [...lines]));
+        const messages = await session.toArray();
+        assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'toolResult', 'toolResult', 'user'], name);
+        for (const message of messages.filter((m) => m.role === 'toolResult')) {
+          assert.equal(session.resultIndex.lastLineOf(message.toolCallId as string), inputLineOf(message), `${name}: ${String(message.toolCallId)}`);
+        }
+        assert.equal(session.resultIndex.lastLineOf('toolu_2'), 4, name);
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+
   test('positions as input lines, the result-id index in the same terms, raw lines kept', async () => {
     const { dir, cleanup } = await tempDir();
     try {
