@@ -9,7 +9,8 @@
  * 15-20% slower; so instead the image stage reports what it lets go, and after every 16 MB of it
  * a major collection is started, incrementally (`execution: 'async'`: measured, a synchronous one
  * every 32-64 MB left the peak at 400-437 MB, an incremental one every 16 MB at 323-340 MB), so no
- * run waits for it.
+ * run waits for it. On Node 20 that call is a minor collection (its V8 reads any argument as the
+ * old minor-collection flag: collectGarbageNow() below), which is what those figures measured there.
  *
  * `gc` exists only when node runs with --expose-gc, as the command's process does
  * (lib/process-settings.js); in a library user's process this does nothing.
