@@ -20,6 +20,7 @@ import { derivationOf } from './message-edits.ts';
 import { spliceEdits } from './line-splice.ts';
 import { inputLineOf, recordInputLine } from './input-lines.ts';
 import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
+import { isPlainMessageEnvelope } from './message-envelope.ts';
 
 export { inputLineOf };
 
@@ -142,15 +143,15 @@ export class JsonlLineParser {
     if (at < 0 || line.charCodeAt(line.length - 1) !== 125 /* } */) return undefined;
     const text = line.slice(at + MESSAGE_KEY.length, line.length - 1);
     if (text.charCodeAt(0) !== 123 /* { */) return undefined;
+    // The envelope's members are checked by a scan (message-envelope.ts), not parsed.
+    if (!isPlainMessageEnvelope(line, at)) return undefined;
     let message: unknown;
-    let envelope: unknown;
     try {
       message = JSON.parse(text);
-      envelope = JSON.parse(line.slice(0, at) + MESSAGE_KEY + '0}');
     } catch {
       return undefined;
     }
-    if (!isRecord(message) || !isRecord(envelope) || envelope.type !== 'message') return undefined;
+    if (!isRecord(message)) return undefined;
     rememberRawLine(message, text);
     if (this.recordLines) recordInputLine(message, lineNumber);
     return message;
