@@ -315,9 +315,11 @@ interface Prepared {
  * read front to back, the common case) are matched by one merge, without a position per entry of
  * the file (4 MiB at 1M entries, at the read plan's peak); any other order through that table.
  */
-function resultIdIndexOf(index: SessionIndex, entries: Int32Array, first: number, ascending: boolean): ResultIdIndex {
+function resultIdIndexOf(index: SessionIndex, entries: Int32Array, first: number): ResultIdIndex {
   const resultIndex = new ResultIdIndex();
   const results = index.resultEntry.length;
+  let ascending = true;
+  for (let i = 1; i < entries.length && ascending; i++) if (entries[i]! <= entries[i - 1]!) ascending = false;
   for (let i = 1; i < results && ascending; i++) if (index.resultEntry.get(i) < index.resultEntry.get(i - 1)) ascending = false;
   if (ascending) {
     let at = 0;
@@ -359,10 +361,8 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
     const lines = route.recordFileLines ? new Int32Array(n) : undefined;
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const first = summary === undefined ? 1 : 2;
-    let ascending = true;
     for (let i = 0; i < n; i++) {
       const entry = plan.entries[i]!;
-      if (i > 0 && entry <= plan.entries[i - 1]!) ascending = false;
       packed.push(index.offset.get(entry), index.length.get(entry), index.type.get(entry));
       if (lines !== undefined) lines[i] = lineOf(index.line.get(entry));
       if (index.type.get(entry) !== T_MESSAGE) continue;
@@ -376,7 +376,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       }
       if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
     }
-    const resultIndex = resultIdIndexOf(index, plan.entries, first, ascending);
+    const resultIndex = resultIdIndexOf(index, plan.entries, first);
     const model = await modelOf(index, plan.path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
     let imageCensus: ImageCensus | undefined;
     if (route.takeImageCensus === true) {
