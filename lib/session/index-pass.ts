@@ -55,6 +55,7 @@ import {
 } from './entry-types.ts';
 import { isRecord } from '../types.ts';
 import { collectGarbageNow } from '../large-garbage.ts';
+import { Needle } from './needle.ts';
 
 /** Entries from which the end of the index pass starts a full collection (see build). */
 export const LARGE_INDEX_ENTRIES = 100_000;
@@ -180,10 +181,11 @@ class RestartIndex {
   constructor(readonly reason: 'speculation' | 'recovered-version', readonly header?: Record<string, unknown>) {}
 }
 
-const APPEND_MODE = Buffer.from('"appendMode"', 'latin1');
-const SUMMARY_ROLE = Buffer.from('"compactionSummary"', 'latin1');
-const IMAGE_TYPE = Buffer.from('"image"', 'latin1');
-const EXCLUDE_KEY = Buffer.from('"excludeFromContext"', 'latin1');
+// Searched in every chunk, by anchors with a rare first byte (./needle.ts).
+const APPEND_MODE = new Needle('"appendMode"', 'Mode"');
+const SUMMARY_ROLE = new Needle('"compactionSummary"', 'Summa');
+const IMAGE_TYPE = new Needle('"image"');
+const EXCLUDE_KEY = new Needle('"excludeFromContext"', 'FromC');
 const OPEN_BRACE = 0x7b;
 const MAX_LISTED_MALFORMED = 100;
 
@@ -220,16 +222,6 @@ function blankBytes(buffer: Buffer, start: number, end: number): boolean {
 function hitIn(hits: number[], cursor: { at: number }, start: number, end: number): boolean {
   while (cursor.at < hits.length && hits[cursor.at]! < start) cursor.at++;
   return cursor.at < hits.length && hits[cursor.at]! < end;
-}
-
-function findAll(buffer: Buffer, end: number, needle: Buffer, into: number[]): void {
-  into.length = 0;
-  const view = buffer.subarray(0, end);
-  let at = view.indexOf(needle);
-  while (at >= 0) {
-    into.push(at);
-    at = view.indexOf(needle, at + needle.length);
-  }
 }
 
 class IndexBuilder {
@@ -314,15 +306,15 @@ class IndexBuilder {
   }
 
   chunk(buffer: Buffer, end: number): void {
-    findAll(buffer, end, IMAGE_TYPE, this.imageHits);
+    IMAGE_TYPE.findAll(buffer, end, this.imageHits);
     this.imageCursor.at = 0;
     if (this.fullParse) return;
     if (this.db) {
-      findAll(buffer, end, EXCLUDE_KEY, this.excludeHits);
+      EXCLUDE_KEY.findAll(buffer, end, this.excludeHits);
       this.excludeCursor.at = 0;
     }
-    findAll(buffer, end, APPEND_MODE, this.appendHits);
-    findAll(buffer, end, SUMMARY_ROLE, this.summaryHits);
+    APPEND_MODE.findAll(buffer, end, this.appendHits);
+    SUMMARY_ROLE.findAll(buffer, end, this.summaryHits);
     this.appendCursor.at = 0;
     this.summaryCursor.at = 0;
   }
