@@ -185,6 +185,24 @@ function removeRuns(items: readonly Span[], removed: ReadonlySet<number>, splice
   }
 }
 
+/** A member from its key on (what removing it takes out). */
+function memberSpan(member: Member): Span {
+  return { start: member.keyStart, end: member.end };
+}
+
+function byStart(a: Splice, b: Splice): number {
+  return a.start - b.start;
+}
+
+/** The spans of `original`'s content blocks in `line`, or undefined when they cannot be told apart. */
+function contentBlockSpans(line: string, topMembers: readonly Member[], original: Message): Span[] | undefined {
+  const content = memberNamed(topMembers, 'content');
+  if (content === null || content === undefined) return undefined;
+  const blocks = elementsOf(line, content.start);
+  const expected = Array.isArray(original.content) ? original.content.length : -1;
+  return blocks !== undefined && blocks.length === expected ? blocks : undefined;
+}
+
 /** An object's members and which of them the edits remove. */
 class ObjectEdits {
   removed: Set<number> | undefined;
@@ -216,7 +234,7 @@ class ObjectEdits {
 
   finish(splices: Splice[]): void {
     if (this.removed === undefined) return;
-    removeRuns(this.members.map((m) => ({ start: m.keyStart, end: m.end })), this.removed, splices);
+    removeRuns(this.members.map(memberSpan), this.removed, splices);
   }
 }
 
@@ -230,24 +248,16 @@ export function spliceEdits(line: string, original: Message, edits: readonly Mes
   if (topMembers === undefined) return undefined;
   const top = new ObjectEdits(topMembers);
   const splices: Splice[] = [];
+  // Not closures: under tsx (the bench, the tests) every function made per call is also named per call.
   let blocks: Span[] | undefined;
   const blockEdits = new Map<number, ObjectEdits>();
   let removed: Set<number> | undefined;
-  const contentBlocks = (): Span[] | undefined => {
-    if (blocks !== undefined) return blocks;
-    const content = memberNamed(topMembers, 'content');
-    if (content === null || content === undefined) return undefined;
-    blocks = elementsOf(line, content.start);
-    const expected = Array.isArray(original.content) ? original.content.length : -1;
-    if (blocks !== undefined && blocks.length !== expected) blocks = undefined;
-    return blocks;
-  };
   for (const edit of edits) {
     if (edit.kind === 'set-field') {
       if (!top.set(line, edit.field, edit.from, edit.to, splices)) return undefined;
       continue;
     }
-    const spans = contentBlocks();
+    const spans = (blocks ??= contentBlockSpans(line, topMembers, original));
     if (spans === undefined || edit.index < 0 || edit.index >= spans.length) return undefined;
     if (edit.kind === 'remove-block') {
       (removed ??= new Set()).add(edit.index);
@@ -266,7 +276,7 @@ export function spliceEdits(line: string, original: Message, edits: readonly Mes
   for (const block of blockEdits.values()) block.finish(splices);
   if (removed !== undefined) removeRuns(blocks!, removed, splices);
   if (splices.length === 0) return line;
-  splices.sort((a, b) => a.start - b.start);
+  splices.sort(byStart);
   let out = '';
   let cursor = 0;
   for (const splice of splices) {
