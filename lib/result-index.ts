@@ -15,6 +15,7 @@
 import { readFileChunks } from './file-chunks.ts';
 import { ImageCensusScan, type ImageCensus } from './image-census.ts';
 import { HashedRuns } from './hashed-runs.ts';
+import { Needle } from './needle.ts';
 
 /** The six result-id keys, found through their two possible endings so each chunk is searched twice, not six times. */
 const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
@@ -210,11 +211,12 @@ function countNewlines(buffer: Buffer): number {
   return count;
 }
 
-const SUMMARY_ROLE = Buffer.from('"compactionSummary"', 'latin1');
+// By an anchor with a rare first byte (lib/needle.ts).
+const SUMMARY_ROLE = new Needle('"compactionSummary"', 'Summa');
 
 /** Parses the lines of `buffer` that mention the compactionSummary role; keeps those that are such messages. */
 function collectSummaries(buffer: Buffer, summaries: Record<string, unknown>[]): void {
-  let at = buffer.indexOf(SUMMARY_ROLE);
+  let at = SUMMARY_ROLE.indexIn(buffer, 0);
   while (at >= 0) {
     const start = buffer.lastIndexOf(NEWLINE, at) + 1;
     let end = buffer.indexOf(NEWLINE, at);
@@ -228,7 +230,7 @@ function collectSummaries(buffer: Buffer, summaries: Record<string, unknown>[]):
     } catch {
       // Not a whole JSON line: the real pass reports it with its line number.
     }
-    at = buffer.indexOf(SUMMARY_ROLE, end);
+    at = SUMMARY_ROLE.indexIn(buffer, end);
   }
 }
 

@@ -55,7 +55,7 @@ import {
 } from './entry-types.ts';
 import { isRecord } from '../types.ts';
 import { collectGarbageNow } from '../large-garbage.ts';
-import { Needle } from './needle.ts';
+import { Needle } from '../needle.ts';
 
 /** Entries from which the end of the index pass starts a full collection (see build). */
 export const LARGE_INDEX_ENTRIES = 100_000;

@@ -1,5 +1,5 @@
 /**
- * A fixed byte string searched for in every chunk of a session file (`"appendMode"`,
+ * A fixed byte string searched for in every chunk of an input (`"appendMode"`,
  * `"compactionSummary"`, ...), found by a short anchor inside it.
  *
  * Why an anchor: Node's Buffer#indexOf searches a pattern of 7 bytes or more with
@@ -32,6 +32,19 @@ export class Needle {
     this.anchorAt = Math.max(0, at);
   }
 
+  /** Where the needle first starts in `buffer` at or after `from`, or -1 (as `buffer.indexOf(needle, from)`). */
+  indexIn(buffer: Buffer, from: number): number {
+    const { anchor, anchorAt, bytes } = this;
+    const length = bytes.length;
+    for (let at = from + anchorAt; ; ) {
+      const hit = buffer.indexOf(anchor, at);
+      if (hit < 0) return -1;
+      const start = hit - anchorAt;
+      if (anchor === bytes || (start + length <= buffer.length && buffer.compare(bytes, 0, length, start, start + length) === 0)) return start;
+      at = hit + 1;
+    }
+  }
+
   /**
    * Sets `into` to where the needle starts in `buffer[0..end)`, in order and not overlapping
    * (after a match the search goes on past its end), as repeated `indexOf(needle)` finds them.
@@ -39,19 +52,6 @@ export class Needle {
   findAll(buffer: Buffer, end: number, into: number[]): void {
     into.length = 0;
     const view = buffer.subarray(0, end);
-    const { anchor, anchorAt, bytes } = this;
-    const length = bytes.length;
-    let from = anchorAt;
-    for (;;) {
-      const hit = view.indexOf(anchor, from);
-      if (hit < 0) return;
-      const start = hit - anchorAt;
-      if (start + length <= end && (anchor === bytes || view.compare(bytes, 0, length, start, start + length) === 0)) {
-        into.push(start);
-        from = start + length + anchorAt;
-      } else {
-        from = hit + 1;
-      }
-    }
+    for (let at = this.indexIn(view, 0); at >= 0; at = this.indexIn(view, at + this.bytes.length)) into.push(at);
   }
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
-import { Needle } from '../../lib/session/needle.ts';
+import { Needle } from '../../lib/needle.ts';
 
 /** What the anchor stands in for: repeated indexOf of the whole needle, each search from the end of the last match. */
 function byWholeNeedle(buffer: Buffer, end: number, needle: Buffer): number[] {
@@ -48,6 +48,8 @@ test('property: equal to repeated indexOf of the whole needle on random bytes wi
       const hits: number[] = [];
       needle.findAll(buffer, end, hits);
       assert.deepEqual(hits, byWholeNeedle(buffer, end, needle.bytes));
+      const from = cut % (buffer.length + 2);
+      assert.equal(needle.indexIn(buffer, from), buffer.indexOf(needle.bytes, from), `from ${from}`);
     }),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 3000) },
   );
