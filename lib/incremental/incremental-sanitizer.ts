@@ -29,9 +29,10 @@
  * Synthetic messages (a missing tool result) are stamped with `options.now` by the call that first
  * makes them and keep that time on later calls; a full run stamps them anew.
  *
- * Output: untouched messages are the caller's own objects of this call, as from a full run; the
- * messages rules made are given out as copies (`giveOut`), so a caller changing them cannot change
- * what is kept. Memory: one private copy of the context, plus the rules' state.
+ * Output: untouched messages are the caller's own objects of this call, as from a full run; a
+ * message a rule made is given out with the caller's objects of this call wherever it kept a part
+ * of its input, and new objects elsewhere (./caller-objects.ts), so a caller changing what it gets
+ * cannot change what is kept. Memory: one private copy of the context, plus the rules' state.
  */
 import { createPipeline, type HygienePipeline } from '../pipeline.ts';
 import { NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
@@ -43,6 +44,7 @@ import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
 import { HistoryFacts } from './history-facts.ts';
 import { freshCopy, NotJsonLike, privateCopy, sameJson } from './same-json.ts';
+import { withCallerObjects } from './caller-objects.ts';
 import { sameOptions } from './same-options.ts';
 
 /**
@@ -72,10 +74,11 @@ interface Retained {
   readonly live: HygienePipeline;
   /** What `live` emitted so far. */
   readonly emitted: Message[];
-  /** For `emitted[k]`: the index of the input copy it is, or -1 for a message a rule made (filled as they come). */
+  /**
+   * For `emitted[k]` (filled as they come): the index of the input copy it is; for a message a
+   * rule made, -2 - the index of the input it shares parts with (`madeFrom`), or -1 when none.
+   */
   readonly emittedSource: number[];
-  /** The copy given out last time for each message a rule made (see `giveOut`). */
-  readonly givenOut: Map<Message, Message>;
 }
 
 export interface IncrementalCounts {
@@ -142,7 +145,7 @@ export class IncrementalSanitizer {
       { requestTime },
     );
     const effect = effectOf(live, facts.compactionTimestamp, census);
-    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), live, emitted, emittedSource: [], givenOut: new Map() };
+    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), live, emitted, emittedSource: [] };
     this.retained = retained;
     const result = this.extend(retained, messages);
     if (result !== undefined) return result;
@@ -227,10 +230,30 @@ export class IncrementalSanitizer {
     }
   }
 
-  /** The output: kept copies become the caller's objects of this call; what rules made is given out (`giveOut`). */
+  /** The output: kept copies become the caller's objects of this call; what rules made gets them too (./caller-objects.ts). */
   private result(retained: Retained, messages: readonly unknown[], tail: readonly Message[], stats: HygieneStats): InMemoryResult {
-    const { emitted, emittedSource, inputIndex, givenOut } = retained;
-    for (let k = emittedSource.length; k < emitted.length; k++) emittedSource.push(inputIndex.get(emitted[k]!) ?? -1);
+    const { emitted, emittedSource, inputIndex, inputs } = retained;
+    for (let k = emittedSource.length; k < emitted.length; k++) {
+      const index = inputIndex.get(emitted[k]!);
+      if (index !== undefined) {
+        emittedSource.push(index);
+        continue;
+      }
+      // A rule's message mostly stands where its input did: just after the last input emitted.
+      let near = 0;
+      for (let j = k - 1; j >= Math.max(0, k - SOURCE_LOOKBACK); j--) {
+        const before = emittedSource[j]!;
+        if (before >= 0) {
+          near = before + 1;
+          break;
+        }
+        if (before <= -2) {
+          near = -2 - before + 1;
+          break;
+        }
+      }
+      emittedSource.push(-2 - madeFrom(emitted[k]!, inputs, near));
+    }
     const total = emitted.length + tail.length;
     const out = new Array<Message>(total);
     let changed = total !== messages.length;
@@ -240,11 +263,12 @@ export class IncrementalSanitizer {
         out[k] = messages[index] as Message;
         if (index !== k) changed = true;
       } else {
-        out[k] = giveOut(emitted[k]!, givenOut);
+        const from = -2 - index;
+        out[k] = (from >= 0 ? withCallerObjects(emitted[k], inputs[from], messages[from]) : freshCopy(emitted[k]!)) as Message;
         changed = true;
       }
     }
-    // What the fork emitted at the end is new on every call: no copy of it was given out before.
+    // What the fork emitted at the end is new on every call (and short: the last turn or two).
     for (let k = emitted.length; k < total; k++) {
       const message = tail[k - emitted.length]!;
       const index = inputIndex.get(message);
@@ -260,17 +284,36 @@ export class IncrementalSanitizer {
   }
 }
 
+/** How many emitted messages back `result` looks for the last one whose input is known. */
+const SOURCE_LOOKBACK = 8;
+
+/** How far from its guessed place `madeFrom` looks for a rule's message's input. */
+const SOURCE_REACH = 2;
+
 /**
- * A rule-made message as the caller gets it: never the kept object (a caller, or pi's next
- * extension, may edit what it gets; the edit must not reach what is kept), but a copy whose
- * objects are all new. The copy given out last time is given again when it still equals the kept
- * message, value for value: it is not kept state, only a cheaper answer (its strings are the kept
- * message's own, so the comparison is mostly pointer checks).
+ * The index of an input copy that the rule-made `message` shares a part with (a top-level value,
+ * or a block of its content), looked for around `near`; -1 when none is found (it is then given
+ * out as a whole copy). Only a cheaper answer: any input would be sound (./caller-objects.ts).
  */
-function giveOut(message: Message, givenOut: Map<Message, Message>): Message {
-  const last = givenOut.get(message);
-  if (last !== undefined && sameJson(message, last)) return last;
-  const copy = freshCopy(message);
-  givenOut.set(message, copy);
-  return copy;
+function madeFrom(message: Message, inputs: readonly unknown[], near: number): number {
+  for (let step = 0; step <= 2 * SOURCE_REACH; step++) {
+    const at = near + (step % 2 === 0 ? step / 2 : -(step + 1) / 2);
+    if (at >= 0 && at < inputs.length && sharesPart(message, inputs[at])) return at;
+  }
+  return -1;
+}
+
+function sharesPart(message: Message, input: unknown): boolean {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const kept = input as Record<string, unknown>;
+  for (const key in message) {
+    const value: unknown = (message as Record<string, unknown>)[key];
+    if (typeof value !== 'object' || value === null) continue;
+    const keptValue = kept[key];
+    if (value === keptValue) return true;
+    if (Array.isArray(value) && Array.isArray(keptValue)) {
+      for (const item of value) if (typeof item === 'object' && item !== null && keptValue.includes(item)) return true;
+    }
+  }
+  return false;
 }

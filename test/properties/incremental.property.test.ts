@@ -67,6 +67,22 @@ function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/**
+ * Edits every object and array the caller got, in place (a kept object given out would throw
+ * here, being frozen, or change the next call's result).
+ */
+function vandalize(value: unknown, seen = new Set<object>()): void {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (const item of value) vandalize(item, seen);
+    value.push('vandalized');
+    return;
+  }
+  for (const key of Object.keys(value)) vandalize((value as Record<string, unknown>)[key], seen);
+  (value as Record<string, unknown>).vandalized = true;
+}
+
 const tally = { calls: 0, incremental: 0, full: 0, errors: 0 };
 /** Why calls ran in full, for the summary. */
 const fullReasons = new Map<string, number>();
@@ -98,6 +114,8 @@ test(`the incremental path equals a full run on every call (${RUNS} growing sess
         assert.equal(incremental.result.changed, full.result.changed, `${where}: different changed`);
         assert.deepEqual(identities(incremental.result, incremental.input), identities(full.result, full.input), `${where}: different messages are the caller's own objects`);
         assert.deepEqual(incremental.result.stats, full.result.stats, `${where}: different stats`);
+        // A caller (pi's next extension) may edit what it got: that must not reach what the next call reuses.
+        vandalize(incremental.result.messages);
       }
       tally.calls += calls.length;
       tally.incremental += sanitizer.counts.incremental;
