@@ -34,6 +34,38 @@ export interface GrowthResult {
   readonly incrementalCalls: number;
   /** Why the last full call after the cold one ran in full, if one did. */
   readonly lastFullReason: string | undefined;
+  /**
+   * CPU time of one walk over the last call's context that reads every value and compares
+   * nothing (median of 5): the least any check that the context is what was seen can cost,
+   * since pi hands over a fresh deep copy each call.
+   */
+  readonly readFloorMs: number;
+}
+
+/** Reads every key and value once; returns how many it read, so the walk cannot be optimized away. */
+function readEveryValue(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return typeof value === 'string' ? value.length & 1 : 0;
+  let read = 1;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) read += readEveryValue(value[i]);
+    return read;
+  }
+  for (const key in value) read += readEveryValue((value as Record<string, unknown>)[key]);
+  return read;
+}
+
+function readFloor(messages: readonly unknown[]): number {
+  const times: number[] = [];
+  let read = 0;
+  for (let i = 0; i < 5; i++) {
+    const copy = structuredClone(messages);
+    const start = process.cpuUsage();
+    read += readEveryValue(copy);
+    times.push(cpuMs(start));
+  }
+  if (read === 0) throw new Error('the context is empty');
+  times.sort((a, b) => a - b);
+  return times[2]!;
 }
 
 function contextHandler(incremental: IncrementalSanitizer | undefined): PiContextHandler {
@@ -106,11 +138,13 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
     return { cpu, output: (result?.messages ?? messages).map((message) => JSON.stringify(message)) };
   };
   const cold = await run(points[0]!);
+  let lastEnd = points[0]!;
   let previous = cold.output;
   const cpus: number[] = [];
   const shares: number[] = [];
   for (const end of points.slice(1)) {
     const { cpu, output } = await run(end);
+    lastEnd = end;
     cpus.push(cpu);
     shares.push(prefixShare(previous, output));
     previous = output;
@@ -128,5 +162,6 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
     fullCalls: mode === 'incremental' ? incremental.counts.full : calls + 1,
     incrementalCalls: incremental.counts.incremental,
     lastFullReason: incremental.counts.full > 1 ? incremental.lastFullReason : undefined,
+    readFloorMs: readFloor(history.slice(0, lastEnd)),
   };
 }
