@@ -18,6 +18,7 @@ import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
 import { derivationOf } from './message-edits.ts';
 import { spliceEdits } from './line-splice.ts';
+import { composedEdits } from './edit-chains.ts';
 import { inputLineOf, recordInputLine } from './input-lines.ts';
 import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
 import { isPlainMessageEnvelope } from './message-envelope.ts';
@@ -354,9 +355,20 @@ export function patchedLineOf(message: Message): string | undefined {
   if (raw !== undefined) return raw;
   const derivation = derivationOf(message);
   if (derivation === undefined) return undefined;
+  if (rawLineOf(derivation.from) === undefined && derivationOf(derivation.from) !== undefined) {
+    // Edited by several rules in turn: their edits as one, so the line is scanned once (lib/edit-chains.ts).
+    const composed = composedEdits(message, hasRawLine);
+    const line = composed === undefined ? undefined : rawLineOf(composed.root);
+    const patched = line === undefined ? undefined : spliceEdits(line, composed!.root, composed!.edits);
+    if (patched !== undefined) return patched;
+  }
   const base = patchedLineOf(derivation.from);
   if (base === undefined) return undefined;
   return spliceEdits(base, derivation.from, derivation.edits);
+}
+
+function hasRawLine(message: Message): boolean {
+  return rawLineOf(message) !== undefined;
 }
 
 /** One JSONL line (with its newline) for a message: the original line when the message is untouched. */
