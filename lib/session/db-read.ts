@@ -28,7 +28,7 @@ import type { EntrySource } from './entry-source.ts';
 import { databaseError, DEFAULT_BUSY_TIMEOUT_MS, type OpenClawDatabase } from './openclaw-db.ts';
 import { activePath } from './active-path.ts';
 import { RowSpool } from './db-spool.ts';
-import { LineWindow } from './read.ts';
+import { LineWindow } from './line-window.ts';
 import { T_MESSAGE } from './entry-types.ts';
 import { EMITTED_ENTRY } from './entry-source.ts';
 import { createGarbageAccountant, exposedGc } from '../large-garbage.ts';

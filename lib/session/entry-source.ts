@@ -11,6 +11,8 @@ export const EMITTED_ENTRY = 'read';
 export interface EntryTexts {
   /** The text of the entry at `offset` (`length` bytes). */
   text(offset: number, length: number): string;
+  /** Before `text`: a promise to await when bytes read ahead are to be taken in first; undefined when `text` can be called now. */
+  prepare?(offset: number, length: number): Promise<void> | undefined;
   /** How many U+FFFD decoding the entry at `offset` put into its `text` (bytes that were not UTF-8). */
   replacements(text: string, offset: number, length: number): number;
   /** The number an error names for the entry at `offset` (a file's line, a row's seq). */

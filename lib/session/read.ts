@@ -31,7 +31,8 @@ import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, 
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
 import { ResultIdIndex } from '../result-index.ts';
 import { ReadPlanWriter, type ReadPlanEntries } from './read-plan.ts';
-import { InvalidUtf8Counter, replacementsIn, type InvalidUtf8 } from '../utf8-replacements.ts';
+import { InvalidUtf8Counter, type InvalidUtf8 } from '../utf8-replacements.ts';
+import { LineWindow } from './line-window.ts';
 import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
 import { collect as collectImages, type ImageCensus } from '../image-census.ts';
 import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
@@ -110,58 +111,6 @@ export interface SessionMessages extends AsyncIterable<Message> {
 
 const BATCH_BYTES = 64 * 1024;
 
-/** Reads lines by offset through a window that moves forward; a line outside it reloads the window there. */
-export class LineWindow {
-  private buffer: Buffer;
-  private start = 0;
-  private end = 0;
-  bytesRead = 0;
-
-  constructor(
-    private readonly fd: number,
-    private readonly size: number,
-  ) {
-    this.buffer = Buffer.allocUnsafe(size);
-  }
-
-  covers(offset: number, length: number): boolean {
-    return offset >= this.start && offset + length <= this.end;
-  }
-
-  load(offset: number, length: number): void {
-    if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
-    else if (this.buffer.length > this.size && length <= this.size) this.buffer = Buffer.allocUnsafe(this.size);
-    let filled = 0;
-    while (filled < this.buffer.length) {
-      // Synchronous, as in line-reader.ts: the copy from the page cache costs less than the
-      // thread-pool round trip the main thread would wait for.
-      const bytesRead = readSync(this.fd, this.buffer, filled, this.buffer.length - filled, offset + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    this.bytesRead += filled;
-    this.start = offset;
-    this.end = offset + filled;
-  }
-
-  text(offset: number, length: number): string {
-    const at = offset - this.start;
-    return this.buffer.toString('utf8', at, at + length);
-  }
-
-  /** How many U+FFFD decoding bytes [offset, offset + length) put into `text` (the window covers them). */
-  replacements(text: string, offset: number, length: number): number {
-    const at = offset - this.start;
-    return replacementsIn(text, this.buffer, at, Math.min(at + length, this.end - this.start));
-  }
-
-  read(offset: number, length: number): string {
-    if (!this.covers(offset, length)) this.load(offset, length);
-    if (!this.covers(offset, length)) return this.text(offset, Math.max(0, this.end - offset));
-    return this.text(offset, length);
-  }
-}
-
 /** What the read pass needs of the emitted entries, copied out of the index so the index can be freed before it. */
 interface ReadPlan extends LineContext {
   /** Byte offsets, lengths and types of the emitted lines, in order (packed: read-plan.ts). */
@@ -229,9 +178,11 @@ export function fileEntries(path: string, source: string, identity: { dev: numbe
         await handle.close();
         throw error;
       }
-      const window = new LineWindow(handle.fd, phase === EMITTED_ENTRY ? chunkSize : Math.min(chunkSize, 64 * 1024));
+      // The read pass reads ahead on the thread pool (./line-window.ts); the prepare phase's few lines do not.
+      const window = phase === EMITTED_ENTRY ? new LineWindow(handle.fd, chunkSize, handle) : new LineWindow(handle.fd, Math.min(chunkSize, 64 * 1024));
       return {
         text: (offset, length) => (window.covers(offset, length) ? window.text(offset, length) : window.read(offset, length)),
+        prepare: (offset, length) => window.prepare(offset, length),
         replacements: (text, offset, length) => window.replacements(text, offset, length),
         // Line numbers are not kept per entry: an error counts the lines up to its offset.
         lineAt: (offset) => lineNumberAt(handle.fd, offset),
@@ -239,7 +190,10 @@ export function fileEntries(path: string, source: string, identity: { dev: numbe
         get bytesRead() {
           return window.bytesRead;
         },
-        close: () => handle.close(),
+        close: async () => {
+          await window.settle();
+          await handle.close();
+        },
       };
     },
     where: (line) => `${source}:${line}`,
@@ -496,6 +450,8 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
       for (let i = 0; next.next(); i++) {
         offset = next.offset;
         const length = next.length;
+        const ready = texts.prepare?.(offset, length);
+        if (ready !== undefined) await ready;
         const text = texts.text(offset, length);
         const replaced = texts.replacements(text, offset, length);
         if (replaced > 0) invalid.note(offset, replaced);
