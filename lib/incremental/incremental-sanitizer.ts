@@ -12,8 +12,8 @@
  *   later reaches it);
  * - a live pipeline fed those copies and never ended, and what it emitted so far.
  * A new call reuses them only when its options and whole-history facts are the same and its first
- * k messages equal the k kept copies exactly (lib/incremental/same-json.ts reads every value; no
- * sampling, no ids or timestamps as stand-ins). It then writes the new messages into the live
+ * k messages equal the k kept copies exactly (every value is read and compared with the copy's tape,
+ * ./value-tape.ts; no sampling, no ids or timestamps as stand-ins). It then writes the new messages into the live
  * pipeline, ends a fork of it (lib/fork-state.ts copies every rule's state), and joins what the
  * live pipeline emitted with what the fork emitted at the end. Rules whose decisions reach back
  * (the latest assistant, the current turn, trailing prefill, held frames) hold those messages in
@@ -32,7 +32,8 @@
  * Output: untouched messages are the caller's own objects of this call, as from a full run; a
  * message a rule made is given out with the caller's objects of this call wherever it kept a part
  * of its input, and new objects elsewhere (./caller-objects.ts), so a caller changing what it gets
- * cannot change what is kept. Memory: one private copy of the context, plus the rules' state.
+ * cannot change what is kept. Memory: one private copy of the context and its tape, plus the
+ * rules' state.
  */
 import { createPipeline, type HygienePipeline } from '../pipeline.ts';
 import { NO_SPILL_BUDGET, sanitizeInMemory, type InMemoryOptions, type InMemoryResult } from '../in-memory.ts';
@@ -44,6 +45,7 @@ import type { HygieneStats } from '../stats.ts';
 import type { Message } from '../types.ts';
 import { HistoryFacts } from './history-facts.ts';
 import { freshCopy, NotJsonLike, privateCopy, sameJson } from './same-json.ts';
+import { matchesTape, tapeOf, type ValueTape } from './value-tape.ts';
 import { withCallerObjects } from './caller-objects.ts';
 import { sameOptions } from './same-options.ts';
 
@@ -68,6 +70,8 @@ interface Retained {
   readonly effect: readonly (number | null)[];
   /** Private copies of the messages written so far, in input order. */
   readonly inputs: unknown[];
+  /** The tape of each of `inputs` (./value-tape.ts), to check the next call's context against. */
+  readonly tapes: ValueTape[];
   /** A private copy -> its index in the input. */
   readonly inputIndex: Map<object, number>;
   /** Fed `inputs`, never ended. */
@@ -122,12 +126,12 @@ export class IncrementalSanitizer {
     const retained = this.retained;
     if (retained === undefined) return 'first call';
     if (!sameOptions(retained.options, options)) return 'options changed';
-    const kept = retained.inputs;
-    if (messages.length < kept.length) return 'context shorter than the last one';
-    for (let i = 0; i < kept.length; i++) if (!sameJson(kept[i], messages[i])) return 'context differs from the last one';
+    const { inputs, tapes } = retained;
+    if (messages.length < inputs.length) return 'context shorter than the last one';
+    for (let i = 0; i < tapes.length; i++) if (!matchesTape(messages[i], tapes[i]!)) return 'context differs from the last one';
     // The prefix is what was counted already: only the new messages are added to the totals.
     const { facts } = retained;
-    facts.add(messages, kept.length, kept);
+    facts.add(messages, inputs.length, inputs);
     if (!sameJson(retained.effect, effectOf(retained.live, facts.compactionTimestamp, facts.census()))) return 'compaction time or image census changed';
     return undefined;
   }
@@ -145,7 +149,7 @@ export class IncrementalSanitizer {
       { requestTime },
     );
     const effect = effectOf(live, facts.compactionTimestamp, census);
-    const retained: Retained = { options, facts, effect, inputs: [], inputIndex: new Map(), live, emitted, emittedSource: [] };
+    const retained: Retained = { options, facts, effect, inputs: [], tapes: [], inputIndex: new Map(), live, emitted, emittedSource: [] };
     this.retained = retained;
     const result = this.extend(retained, messages);
     if (result !== undefined) return result;
@@ -159,11 +163,12 @@ export class IncrementalSanitizer {
    * Undefined (and nothing kept) when that cannot be done exactly; a rule's error is thrown.
    */
   private extend(retained: Retained, messages: readonly unknown[]): InMemoryResult | Promise<InMemoryResult> | undefined {
-    const { inputs, inputIndex, live } = retained;
+    const { inputs, tapes, inputIndex, live } = retained;
     try {
       for (let i = inputs.length; i < messages.length; i++) {
         const copy = privateCopy(messages[i]);
         inputs.push(copy);
+        tapes.push(tapeOf(copy));
         if (typeof copy === 'object' && copy !== null) inputIndex.set(copy, i);
         const wait = live.write(copy);
         if (wait !== undefined) {
