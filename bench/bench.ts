@@ -47,7 +47,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
+import { benchArgs } from './args.ts';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: a plain .mjs script without declarations
@@ -62,7 +63,7 @@ import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 const run = promisify(execFile);
 const MIXED_ROUTES = ROUTES.filter((route) => route.label === 'anthropic' || route.label === 'openai-responses');
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     sizes: { type: 'string' },
     workloads: { type: 'string' },

@@ -28,13 +28,13 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { generateSession, type Workload } from './generate.ts';
 import { ROUTES, measureRoute } from './measure.ts';
 import { machine, type ReferenceResults } from './results.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: { messages: { type: 'string' }, workload: { type: 'string' }, runs: { type: 'string' }, oracle: { type: 'string' }, out: { type: 'string' } },
 });
 const workload: Workload = values.workload === 'mixed-provider' ? 'mixed-provider' : 'agent';

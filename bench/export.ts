@@ -33,7 +33,8 @@ import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
+import { benchArgs } from './args.ts';
 import { generateSession } from './generate.ts';
 import { startRedis, type RedisServer } from '../test/queue/redis-server.ts';
 import { CommandProcess } from '../test/queue/processes.ts';
@@ -225,7 +226,7 @@ async function floorChild(listFile: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       sessions: { type: 'string' },
       bytes: { type: 'string' },

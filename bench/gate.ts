@@ -19,7 +19,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { generateSession, type Workload } from './generate.ts';
 import { ROUTES, measureFloor, measureRoute } from './measure.ts';
 import { LONG_LINE_MAX_SLOWDOWN, LONG_LINE_MEMORY_BUDGET_BYTES, LONG_LINE_SIZES_MB, measureLongLines } from './long-line.ts';
@@ -50,7 +50,7 @@ const labelOf = (workload: Workload, format: 'session' | 'messages'): string => 
 /** The case's key in the baseline (the agent workload keeps the names it had before the mixed one). */
 const caseKey = (label: string, route: string): string => (label === 'agent' ? route : `${label} ${route}`);
 
-const { values } = parseArgs({ options: { update: { type: 'boolean' } } });
+const { values } = benchArgs(import.meta.url, { options: { update: { type: 'boolean' } } });
 const baselinePath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'baseline.json');
 const started = performance.now();
 const dir = await mkdtemp(path.join(tmpdir(), 'th-gate-'));

@@ -26,7 +26,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 
 export type Workload = 'agent' | 'mixed-provider' | 'mixed-details';
 
@@ -303,7 +303,7 @@ export async function generateSession(path: string, options: GenerateOptions): P
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/'));
 if (isMain) {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = benchArgs(import.meta.url, {
     options: { messages: { type: 'string' }, format: { type: 'string' }, workload: { type: 'string' }, seed: { type: 'string' } },
     allowPositionals: true,
   });

@@ -57,6 +57,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { benchArgs } from './args.ts';
 import { parseArgs } from 'node:util';
 import { finished } from 'node:stream/promises';
 import { createInterface } from 'node:readline';
@@ -79,7 +80,7 @@ const MESSAGES_PER_IMAGE = 25;
 const MAX_SIDE = 1200;
 const MAX_BYTES = 5 * 1024 * 1024;
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs(import.meta.url, {
   options: {
     child: { type: 'boolean' },
     sizes: { type: 'string' },

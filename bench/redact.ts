@@ -17,7 +17,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { generateSession } from './generate.ts';
 import { ROUTES, measureRoute } from './measure.ts';
 import { readFile } from 'node:fs/promises';
@@ -58,7 +58,7 @@ async function compareWithLintSource(count: number): Promise<void> {
   }
 }
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, formats: { type: 'string' }, generic: { type: 'string' }, 'secretlint-api': { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, { options: { messages: { type: 'string' }, rounds: { type: 'string' }, formats: { type: 'string' }, generic: { type: 'string' }, 'secretlint-api': { type: 'string' } } });
 if (values['secretlint-api'] !== undefined) {
   await compareWithLintSource(Number(values['secretlint-api']));
   process.exit(0);

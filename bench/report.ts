@@ -10,7 +10,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { renderBenchReportHtml } from './report-html.ts';
 import type { BenchResults, ReferenceResults } from './results.ts';
 
@@ -43,7 +43,7 @@ export async function writeBenchReport(resultsFile: string, options: { reference
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { results: { type: 'string' }, reference: { type: 'string' }, out: { type: 'string' } } });
+  const { values } = benchArgs(import.meta.url, { options: { results: { type: 'string' }, reference: { type: 'string' }, out: { type: 'string' } } });
   try {
     const out = await writeBenchReport(values.results ?? DEFAULT_RESULTS, { reference: values.reference, out: values.out });
     process.stdout.write(`wrote ${out}\n`);

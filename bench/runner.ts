@@ -36,7 +36,7 @@
  * Usage: node --import tsx bench/runner.ts [--sizes 1000,10000,100000] [--runs N] [--route anthropic|openai-responses]
  *        [--seed N] [--growth-calls N (0: skip)] [--growth-modes incremental,full] [--gate] [--json]
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { registerContextHandler } from '../lib/pi/extension.ts';
 import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
 import { measureGrowth, type GrowthResult } from './runner-growth.ts';
@@ -148,7 +148,7 @@ function growthVerdicts(growth: readonly GrowthResult[]): GrowthVerdict[] {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.url, {
     options: {
       sizes: { type: 'string', default: '1000,10000,100000' },
       runs: { type: 'string' },

@@ -24,6 +24,7 @@ import { mkdir, rm, open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { benchArgs } from './args.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,7 +217,7 @@ async function measure(mode: string, file: string, route: string[] = []): Promis
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = benchArgs(import.meta.url, {
     allowPositionals: true,
     options: {
       child: { type: 'string' },

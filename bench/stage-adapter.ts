@@ -10,12 +10,12 @@
  */
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { createHygieneStream } from '../lib/index.ts';
 import { createPipeline } from '../lib/pipeline.ts';
 import type { Message } from '../lib/types.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, { options: { messages: { type: 'string' }, rounds: { type: 'string' } } });
 const count = Number(values.messages ?? 200_000);
 const rounds = Number(values.rounds ?? 5);
 const route = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };

@@ -16,10 +16,10 @@ import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { packAndInstall, type PackedInstall } from '../test/helpers/packed.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string' }, installed: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, { options: { rounds: { type: 'string' }, installed: { type: 'string' } } });
 const rounds = Number(values.rounds ?? 21);
 
 interface Case {

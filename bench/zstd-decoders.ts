@@ -12,13 +12,13 @@
  * (default: the fixture database's large session, its rows decoded again each round until about
  * 16,000 rows a decoder, the size of the 20k-message bench session's compressed rows)
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqlite } from '../lib/sqlite/driver.ts';
 import { decodeZstd, decodeZstdBatch, loadZstdWasm, zstdBatchSupported, zstdEngine, type ZstdEngineName } from '../lib/sqlite/zstd.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string' } } });
+const { values, positionals } = benchArgs(import.meta.url, { allowPositionals: true, options: { rounds: { type: 'string' } } });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const database = positionals[0] ?? path.join(root, 'fixtures', 'openclaw-db', 'state', 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
 

@@ -1,0 +1,56 @@
+/**
+ * Every bench script answers `--help` with its own doc comment and refuses an option it does not
+ * know in one line with exit code 2, before it measures anything (bench/args.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
+import { docCommentOf } from '../../bench/args.ts';
+
+const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench');
+const scripts = readdirSync(benchDir)
+  .filter((name) => name.endsWith('.ts') && readFileSync(path.join(benchDir, name), 'utf8').includes('benchArgs(import.meta.url'))
+  .sort();
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(script: string, args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', path.join(benchDir, script), ...args], { cwd: path.dirname(benchDir), timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+  });
+}
+
+test('docCommentOf takes the first doc comment without its marks', () => {
+  assert.equal(docCommentOf('// x\n/**\n * One.\n *\n * Two.\n */\nconst a = 1; /** later */'), 'One.\n\nTwo.');
+  assert.equal(docCommentOf('const a = 1;'), undefined);
+});
+
+test('every bench script with options answers --help and refuses an unknown option', async () => {
+  assert.ok(scripts.length >= 10, `bench scripts found: ${scripts.join(', ')}`);
+  const limit = pLimit(4);
+  await Promise.all(
+    scripts.map((script) =>
+      limit(async () => {
+        const doc = docCommentOf(readFileSync(path.join(benchDir, script), 'utf8'));
+        assert.ok(doc !== undefined && doc.length > 40, `${script} has a doc comment`);
+        const help = await run(script, ['--help']);
+        assert.equal(help.code, 0, `${script} --help: ${help.stderr}`);
+        assert.equal(help.stdout.trim(), doc, `${script} --help prints its doc comment`);
+        const unknown = await run(script, ['--no-such-option']);
+        assert.equal(unknown.code, 2, `${script} --no-such-option exits 2`);
+        assert.equal(unknown.stdout, '');
+        assert.match(unknown.stderr, new RegExp(`^bench/${script.replace('.', '\\.')}: Unknown option '--no-such-option'.*\\n$`));
+      }),
+    ),
+  );
+});
