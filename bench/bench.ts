@@ -48,7 +48,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { benchArgs } from './args.ts';
+import { benchArgs, benchUsageError } from './args.ts';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: a plain .mjs script without declarations
@@ -85,7 +85,7 @@ const BENCH_SESSION_ID = '0198aa00-0000-7000-8000-00000000bench';
 const DATABASE_PAIRS = 3;
 /** --pairs N: pairs of runs (session file, bare messages) per route whose medians compare the two formats (issue 27: within 10%). */
 const SESSION_PAIRS = values.pairs === undefined ? 0 : Number(values.pairs);
-if (!Number.isInteger(SESSION_PAIRS) || SESSION_PAIRS < 0) throw new Error(`--pairs: ${values.pairs} is not a count of pairs`);
+if (!Number.isInteger(SESSION_PAIRS) || SESSION_PAIRS < 0) benchUsageError(import.meta.url, `--pairs: ${values.pairs} is not a count of pairs`);
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
 const IMAGE_PEAK_LIMIT_MB = 400;

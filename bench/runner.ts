@@ -36,7 +36,7 @@
  * Usage: node --import tsx bench/runner.ts [--sizes 1000,10000,100000] [--runs N] [--route anthropic|openai-responses]
  *        [--seed N] [--growth-calls N (0: skip)] [--growth-modes incremental,full] [--gate] [--json]
  */
-import { benchArgs } from './args.ts';
+import { benchArgs, benchUsageError } from './args.ts';
 import { registerContextHandler } from '../lib/pi/extension.ts';
 import type { PiContextEvent, PiContextEventResult, PiContextHandler, PiExtensionAPI, PiExtensionContext, PiModel } from '../lib/pi/types.ts';
 import { measureGrowth, type GrowthResult } from './runner-growth.ts';
@@ -161,17 +161,20 @@ async function main(): Promise<void> {
     },
   });
   const model = MODELS[values.route!];
-  if (model === undefined) throw new Error(`unknown route ${values.route}: ${Object.keys(MODELS).join(', ')}`);
-  const sizes = values.sizes!.split(',').map(Number);
+  if (model === undefined) benchUsageError(import.meta.url, `--route: ${values.route} is not one of ${Object.keys(MODELS).join(', ')}`);
+  const sizes = values.sizes!.split(',').map((part) => {
+    const size = Number(part);
+    if (!Number.isInteger(size) || size < 1) benchUsageError(import.meta.url, `--sizes: ${part} is not a message count`);
+    return size;
+  });
   const results: SizeResult[] = [];
   for (const size of sizes) {
-    if (!Number.isInteger(size) || size < 1) throw new Error(`--sizes: ${size} is not a message count`);
     const runs = values.runs !== undefined ? Number(values.runs) : size <= 1000 ? 100 : size <= 10000 ? 40 : 10;
     results.push(await measure(size, runs, model, Number(values.seed)));
   }
   const growthCalls = Number(values['growth-calls']);
   const modes = values['growth-modes']!.split(',').map((mode) => {
-    if (mode !== 'incremental' && mode !== 'full') throw new Error(`--growth-modes: ${mode} is not incremental or full`);
+    if (mode !== 'incremental' && mode !== 'full') benchUsageError(import.meta.url, `--growth-modes: ${mode} is not incremental or full`);
     return mode;
   });
   const growth: GrowthResult[] = [];

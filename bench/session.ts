@@ -24,7 +24,7 @@ import { mkdir, rm, open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { benchArgs } from './args.ts';
+import { benchArgs, benchUsageError } from './args.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -265,7 +265,7 @@ async function main(): Promise<number> {
   results.push(await measure('read', file));
   for (const route of routes) {
     const args = ROUTES[route];
-    if (args === undefined) throw new Error(`unknown route ${route} (${Object.keys(ROUTES).join(', ')})`);
+    if (args === undefined) benchUsageError(import.meta.url, `unknown route ${route} (${Object.keys(ROUTES).join(', ')})`);
     results.push({ route, ...(await measure('full', file, args)) });
   }
   const report = { file, sizeBytes: size, sizeGiB: Number((size / 1024 ** 3).toFixed(2)), shape, nodeFlags, rssBudgetMb: RSS_BUDGET_MB, results };

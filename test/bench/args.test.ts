@@ -54,3 +54,12 @@ test('every bench script with options answers --help and refuses an unknown opti
     ),
   );
 });
+
+test('a value a bench script cannot use is one line and exit code 2, before any work', async () => {
+  const sizes = await run('runner.ts', ['--sizes', '1000,x']);
+  assert.equal(sizes.code, 2);
+  assert.equal(sizes.stderr, "bench/runner.ts: --sizes: x is not a message count (--help lists the options)\n");
+  const route = await run('runner.ts', ['--route', 'nope', '--sizes', '10']);
+  assert.equal(route.code, 2);
+  assert.match(route.stderr, /^bench\/runner\.ts: --route: nope is not one of anthropic, openai-responses .*\n$/);
+});
