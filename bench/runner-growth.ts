@@ -40,6 +40,14 @@ export interface GrowthResult {
    * since pi hands over a fresh deep copy each call.
    */
   readonly readFloorMs: number;
+  /**
+   * CPU time of comparing every string of that context with the same string of another deep
+   * copy of it (median of 5; collecting the strings is not timed). A copy's strings are new
+   * strings, so an exact check compares their characters: with `readFloorMs`, the least it costs.
+   */
+  readonly stringCompareMs: number;
+  /** How many characters those strings hold. */
+  readonly stringChars: number;
 }
 
 /** Reads every key and value once; returns how many it read, so the walk cannot be optimized away. */
@@ -66,6 +74,28 @@ function readFloor(messages: readonly unknown[]): number {
   if (read === 0) throw new Error('the context is empty');
   times.sort((a, b) => a - b);
   return times[2]!;
+}
+
+function stringsOf(value: unknown, into: string[]): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (typeof value === 'object' && value !== null) for (const key in value) stringsOf((value as Record<string, unknown>)[key], into);
+  return into;
+}
+
+function stringCompare(messages: readonly unknown[]): { ms: number; chars: number } {
+  const times: number[] = [];
+  let chars = 0;
+  for (let i = 0; i < 5; i++) {
+    const kept = stringsOf(structuredClone(messages), []);
+    const fresh = stringsOf(structuredClone(messages), []);
+    const start = process.cpuUsage();
+    for (let k = 0; k < kept.length; k++) if (kept[k] !== fresh[k]) throw new Error('a deep copy changed a string');
+    times.push(cpuMs(start));
+    chars = 0;
+    for (const text of kept) chars += text.length;
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[2]!, chars };
 }
 
 function contextHandler(incremental: IncrementalSanitizer | undefined): PiContextHandler {
@@ -150,6 +180,8 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
     previous = output;
   }
   cpus.sort((a, b) => a - b);
+  const context = history.slice(0, lastEnd);
+  const strings = stringCompare(context);
   return {
     messages: size,
     mode,
@@ -162,6 +194,8 @@ export async function measureGrowth(history: readonly unknown[], size: number, c
     fullCalls: mode === 'incremental' ? incremental.counts.full : calls + 1,
     incrementalCalls: incremental.counts.incremental,
     lastFullReason: incremental.counts.full > 1 ? incremental.lastFullReason : undefined,
-    readFloorMs: readFloor(history.slice(0, lastEnd)),
+    readFloorMs: readFloor(context),
+    stringCompareMs: strings.ms,
+    stringChars: strings.chars,
   };
 }

@@ -30,4 +30,14 @@ test('a small real run: every call timed, shares within 0..1', async () => {
   assert.equal(result.calls, 5);
   assert.ok(result.coldCpuMs > 0 && result.cpuP50Ms > 0);
   assert.ok(result.cacheShareMin > 0.5 && result.cacheShareMin <= result.cacheShareMean && result.cacheShareMean <= 1, JSON.stringify(result));
+  // The floor's string compare covers every character of the last call's context.
+  const lastEnd = callPoints(history, 200, 6).at(-1)!;
+  let chars = 0;
+  const count = (value: unknown): void => {
+    if (typeof value === 'string') chars += value.length;
+    else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) count(item);
+  };
+  count(history.slice(0, lastEnd));
+  assert.equal(result.stringChars, chars);
+  assert.ok(result.stringCompareMs >= 0 && result.readFloorMs >= 0);
 });
