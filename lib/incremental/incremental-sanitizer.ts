@@ -12,12 +12,13 @@
  *   later reaches it);
  * - a live pipeline fed those copies and never ended, and what it emitted so far.
  * A new call reuses them only when its options and whole-history facts are the same and its first
- * k messages equal the k kept copies exactly (every value is read and compared with the copy's tape,
- * ./value-tape.ts; no sampling, no ids or timestamps as stand-ins). It then writes the new messages into the live
- * pipeline, ends a fork of it (lib/fork-state.ts copies every rule's state), and joins what the
- * live pipeline emitted with what the fork emitted at the end. Rules whose decisions reach back
- * (the latest assistant, the current turn, trailing prefill, held frames) hold those messages in
- * their state until the end, so the fork decides them exactly as a full run would.
+ * k messages equal the k kept copies exactly (every value is read and compared with the copy's
+ * tape, ./value-tape.ts; no sampling, no ids or timestamps as stand-ins). It then writes the new
+ * messages into the live pipeline, ends a fork of it (lib/fork-state.ts copies every rule's
+ * state), and joins what the live pipeline emitted with what the fork emitted at the end. Rules
+ * whose decisions reach back (the latest assistant, the current turn, trailing prefill, held
+ * frames) hold those messages in their state until the end, so the fork decides them exactly as a
+ * full run would.
  *
  * It runs in full, and starts over from that run, whenever it is not sure: different options or
  * facts (a model, thinking or tools switch; a new compaction; a new image), a context that does

@@ -1,6 +1,8 @@
 /**
- * Exact equality and private copies of JSON-like values, for the incremental runner path: how it
- * knows, byte for byte, that a new context starts with the messages it saw last time.
+ * Exact equality and private copies of JSON-like values, for the incremental runner path. The
+ * check that a new context starts with the kept messages reads each against a flat tape of the
+ * kept copy (./value-tape.ts), which answers as `sameJson` does; `sameJson` itself compares the
+ * whole-history facts and is the tape's reference in its tests.
  *
  * pi hands every call a fresh deep copy, so identity says nothing and any byte may differ; a
  * sampled check or a look at ids and timestamps could call two different histories the same.
