@@ -17,7 +17,7 @@ import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
 import { derivationOf } from './message-edits.ts';
-import { spliceEdits } from './line-splice.ts';
+import { applySplices, splicesFor, type Splice } from './line-splice.ts';
 import { composedEdits } from './edit-chains.ts';
 import { inputLineOf, recordInputLine } from './input-lines.ts';
 import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
@@ -343,6 +343,14 @@ export function parseJsonl(options: JsonlReadOptions = {}): Transform {
   });
 }
 
+/** A message's line as pieces: a line, and the splices that make it the message's (none: the line as it is). */
+export interface LinePieces {
+  readonly line: string;
+  readonly splices: readonly Splice[];
+}
+
+const NO_SPLICES: readonly Splice[] = Object.freeze([]);
+
 /**
  * The line of a message as its original bytes: the input line itself for an untouched message,
  * or, for a copy whose rule recorded its edits, its original's line with those edits patched in.
@@ -351,20 +359,27 @@ export function parseJsonl(options: JsonlReadOptions = {}): Transform {
  * (a field added, a key that occurs twice, a recorded string the line does not hold).
  */
 export function patchedLineOf(message: Message): string | undefined {
+  const pieces = patchedPiecesOf(message);
+  return pieces === undefined ? undefined : applySplices(pieces.line, pieces.splices);
+}
+
+/** patchedLineOf as the line to start from and the splices to make, so a writer need not build the line. */
+export function patchedPiecesOf(message: Message): LinePieces | undefined {
   const raw = rawLineOf(message);
-  if (raw !== undefined) return raw;
+  if (raw !== undefined) return { line: raw, splices: NO_SPLICES };
   const derivation = derivationOf(message);
   if (derivation === undefined) return undefined;
   if (rawLineOf(derivation.from) === undefined && derivationOf(derivation.from) !== undefined) {
     // Edited by several rules in turn: their edits as one, so the line is scanned once (lib/edit-chains.ts).
     const composed = composedEdits(message, hasRawLine);
     const line = composed === undefined ? undefined : rawLineOf(composed.root);
-    const patched = line === undefined ? undefined : spliceEdits(line, composed!.root, composed!.edits);
-    if (patched !== undefined) return patched;
+    const splices = line === undefined ? undefined : splicesFor(line, composed!.root, composed!.edits);
+    if (splices !== undefined) return { line: line!, splices };
   }
   const base = patchedLineOf(derivation.from);
   if (base === undefined) return undefined;
-  return spliceEdits(base, derivation.from, derivation.edits);
+  const splices = splicesFor(base, derivation.from, derivation.edits);
+  return splices === undefined ? undefined : { line: base, splices };
 }
 
 function hasRawLine(message: Message): boolean {
@@ -376,33 +391,74 @@ export function stringifyMessage(message: Message): string {
   return (patchedLineOf(message) ?? JSON.stringify(message)) + '\n';
 }
 
-const WRITE_CHUNK_CHARS = 64 * 1024;
-
+/**
+ * Bytes of output gathered before a write. Below glibc's mmap threshold as the command sets it
+ * (lib/process-settings.ts: 256 KiB), so each chunk comes from the heap's free lists, not a fresh mapping.
+ */
+const WRITE_CHUNK_BYTES = 128 * 1024;
+/** UTF-8 takes at most three bytes for one UTF-16 code unit. */
+const MAX_UTF8_PER_UNIT = 3;
 
 /**
- * Buffers output lines into large writes and honours the destination's backpressure:
+ * Encodes output lines straight into byte chunks and honours the destination's backpressure:
  * call `write` for each message and `await drain()` between input batches.
+ *
+ * A patched line is written as its pieces (the input line's slices and the new texts), so it is
+ * never built as a string first; nor are the lines joined before they are encoded.
  */
 export class JsonlWriter {
-  private pending: string[] = [];
-  private pendingChars = 0;
+  private chunk = Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
+  private used = 0;
   private blocked = false;
 
   constructor(private readonly output: Writable) {}
 
   write(message: Message): void {
-    const line = stringifyMessage(message);
-    this.pending.push(line);
-    this.pendingChars += line.length;
-    if (this.pendingChars >= WRITE_CHUNK_CHARS) this.flushPending();
+    const raw = rawLineOf(message);
+    if (raw !== undefined) {
+      this.putLine(raw, NO_SPLICES);
+      return;
+    }
+    const pieces = patchedPiecesOf(message);
+    if (pieces !== undefined) this.putLine(pieces.line, pieces.splices);
+    else this.putLine(JSON.stringify(message), NO_SPLICES);
+  }
+
+  private putLine(line: string, splices: readonly Splice[]): void {
+    let units = line.length + 1;
+    for (const splice of splices) units += splice.text.length;
+    if (this.used + units * MAX_UTF8_PER_UNIT > this.chunk.length) {
+      this.flushPending();
+      // Longer than a chunk can surely hold: written as text on its own.
+      if (units * MAX_UTF8_PER_UNIT > this.chunk.length) {
+        this.send(applySplices(line, splices) + '\n');
+        return;
+      }
+    }
+    const chunk = this.chunk;
+    let used = this.used;
+    let cursor = 0;
+    for (const splice of splices) {
+      used += chunk.write(line.slice(cursor, splice.start), used);
+      used += chunk.write(splice.text, used);
+      cursor = splice.end;
+    }
+    used += chunk.write(cursor === 0 ? line : line.slice(cursor), used);
+    chunk[used++] = 0x0a;
+    this.used = used;
   }
 
   private flushPending(): void {
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('');
-    this.pending = [];
-    this.pendingChars = 0;
-    if (!this.output.write(text)) this.blocked = true;
+    if (this.used === 0) return;
+    const bytes = this.chunk.subarray(0, this.used);
+    // A new chunk: the destination may hold on to the one written until it is on disk.
+    this.chunk = Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
+    this.used = 0;
+    this.send(bytes);
+  }
+
+  private send(data: Buffer | string): void {
+    if (!this.output.write(data)) this.blocked = true;
   }
 
   /** Resolves when the destination can take more. */

@@ -157,7 +157,7 @@ function memberNamed(members: readonly Member[], key: string): Member | null | u
 }
 
 /** A replacement of [start, end) of the line by `text`. */
-interface Splice {
+export interface Splice {
   start: number;
   end: number;
   text: string;
@@ -243,6 +243,28 @@ class ObjectEdits {
  * applied as splices (the caller then stringifies the copy).
  */
 export function spliceEdits(line: string, original: Message, edits: readonly MessageEdit[]): string | undefined {
+  const splices = splicesFor(line, original, edits);
+  return splices === undefined ? undefined : applySplices(line, splices);
+}
+
+/** `line` with `splices` (from splicesFor: in order, not overlapping) made. */
+export function applySplices(line: string, splices: readonly Splice[]): string {
+  if (splices.length === 0) return line;
+  let out = '';
+  let cursor = 0;
+  for (const splice of splices) {
+    out += line.slice(cursor, splice.start) + splice.text;
+    cursor = splice.end;
+  }
+  return out + line.slice(cursor);
+}
+
+/**
+ * The splices that make `edits` to `line`, in order and not overlapping (none: the line as it
+ * is), or undefined when they cannot all be splices. A writer can then write the line's pieces
+ * and the new texts without building the patched line (lib/jsonl.ts JsonlWriter).
+ */
+export function splicesFor(line: string, original: Message, edits: readonly MessageEdit[]): Splice[] | undefined {
   if (edits.length === 0) return undefined;
   const topMembers = membersOf(line, skipSpace(line, 0));
   if (topMembers === undefined) return undefined;
@@ -275,14 +297,11 @@ export function spliceEdits(line: string, original: Message, edits: readonly Mes
   top.finish(splices);
   for (const block of blockEdits.values()) block.finish(splices);
   if (removed !== undefined) removeRuns(blocks!, removed, splices);
-  if (splices.length === 0) return line;
   splices.sort(byStart);
-  let out = '';
   let cursor = 0;
   for (const splice of splices) {
     if (splice.start < cursor) return undefined; // edits that overlap (a field of a removed block)
-    out += line.slice(cursor, splice.start) + splice.text;
     cursor = splice.end;
   }
-  return out + line.slice(cursor);
+  return splices;
 }

@@ -18,7 +18,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { createPipeline } from '../../lib/pipeline.ts';
-import { JsonlLineParser, patchedLineOf, rawLineOf, stringifyMessage } from '../../lib/jsonl.ts';
+import { JsonlLineParser, JsonlWriter, patchedLineOf, rawLineOf, stringifyMessage } from '../../lib/jsonl.ts';
+import { Writable } from 'node:stream';
+import { Buffer } from 'node:buffer';
 import { derivationOf } from '../../lib/message-edits.ts';
 import { isHygieneError } from '../../lib/errors.ts';
 import type { HygieneOptions } from '../../lib/options.ts';
@@ -63,13 +65,32 @@ async function checkLines(lines: readonly string[], options: HygieneOptions, tal
   } finally {
     pipeline.dispose();
   }
+  const expected: string[] = [];
   for (const message of out) {
     const stringified = JSON.stringify(message) + '\n';
+    expected.push(stringified);
     assert.equal(stringifyMessage(message), stringified);
     if (rawLineOf(message) !== undefined) tally.copied++;
     else if (derivationOf(message) !== undefined && patchedLineOf(message) !== undefined) tally.patched++;
     else tally.stringified++;
   }
+  // The writer encodes a patched line's pieces straight into its chunks: the same bytes.
+  assert.equal(await writtenBy(out), expected.join(''));
+}
+
+/** What JsonlWriter writes for `messages`, as text. */
+async function writtenBy(messages: readonly Message[]): Promise<string> {
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(Buffer.from(chunk));
+      callback();
+    },
+  });
+  const writer = new JsonlWriter(sink);
+  for (const message of messages) writer.write(message);
+  await writer.flush();
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tallyOf(name: string): Tally {

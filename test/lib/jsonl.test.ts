@@ -198,6 +198,31 @@ describe('stream forms', () => {
 describe('the writer and recorded edits', () => {
   const parse = (line: string) => new JsonlLineParser().parse(line)!;
 
+  test('JsonlWriter writes patched lines as their pieces: short and long lines, multi-byte text, in order', async () => {
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(Buffer.from(chunk));
+        callback();
+      },
+    });
+    const writer = new JsonlWriter(sink);
+    const expected: string[] = [];
+    // Lines past a write chunk (written as text on their own) between short ones; text of 1-, 2-, 3- and 4-byte UTF-8.
+    for (const size of [10, 50_000, 10, 200_000, 3]) {
+      const text = 'a é 語 😀 '.repeat(size);
+      const original = parse(JSON.stringify({ role: 'toolResult', toolCallId: 'call-1', content: [{ type: 'text', text }], details: { size } }));
+      const { details: _details, ...rest } = original;
+      const copy = recordEdits(original, { ...rest, toolCallId: 'call1' }, [setField('details', { size }, undefined), setField('toolCallId', 'call-1', 'call1')]);
+      writer.write(copy);
+      writer.write(original);
+      expected.push(JSON.stringify(copy) + '\n', JSON.stringify(original) + '\n');
+    }
+    await writer.flush();
+    assert.ok(chunks.length > 2, 'several writes');
+    assert.equal(Buffer.concat(chunks).toString('utf8'), expected.join(''));
+  });
+
   test('set fields are patched into the original line, keeping the rest byte for byte', () => {
     const line = '{"role":"toolResult","toolCallId":"a-1","content":[{"type":"text","text":"x  y"}],"call_id":"a-1"}';
     const original = parse(line);
