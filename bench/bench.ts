@@ -37,7 +37,9 @@
  * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts),
  * --pairs N (after the bare messages of a workload, N pairs of runs side by side per route, the
  * session file then the bare messages of the same messages: the medians' time, CPU time and peak
- * RSS, session over bare; issue 27 asks within 10%).
+ * RSS, session over bare; issue 27 asks within 10%), --parse-floor (after each floor, the floor's
+ * read, split and JSON.parse alone, nothing stringified or written: the part of the floor that any
+ * pipeline handing its rules message objects pays too, as a ratio like the routes').
  *
  * Read the ratio, not the MB/s: these machines are noisy, and both sides move together.
  * A ratio above 1 means the pipeline is faster than parsing and stringifying every line,
@@ -74,6 +76,7 @@ const { values } = benchArgs(import.meta.url, {
     dir: { type: 'string' },
     results: { type: 'string' },
     pairs: { type: 'string' },
+    'parse-floor': { type: 'boolean' },
   },
 });
 const workloads = (values.workloads ?? 'agent,mixed-provider').split(',').filter(Boolean) as Workload[];
@@ -150,6 +153,12 @@ try {
         const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
         rows.push(floorRow);
         print(floorRow);
+        if (values['parse-floor'] === true) {
+          const parsed = await measureFloor(input, output, true);
+          process.stdout.write(
+            `  read and parse only (the floor without stringify and write): ${Math.round(parsed.ms)} ms, ${(floor.ms / parsed.ms).toFixed(2)}x the floor's speed, ${parsed.messages === floor.messages ? '' : 'LINES DIFFER, '}peak ${Math.round(parsed.maxRssKb / 1024)} MB RSS\n`,
+          );
+        }
         for (const route of mixed ? MIXED_ROUTES : ROUTES) {
           const measured = database ? await measureRoute(databaseFile, output, route, BENCH_SESSION_ID) : await measureRoute(input, output, route);
           const r = row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated, measured, floor.ms);

@@ -43,8 +43,8 @@ async function child(script: string, args: string[]): Promise<Record<string, unk
   return { ...(JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>), processMs: performance.now() - started };
 }
 
-export async function measureFloor(input: string, output: string): Promise<Measurement> {
-  const result = await child('floor.ts', [input, output]);
+export async function measureFloor(input: string, output: string, parseOnly = false): Promise<Measurement> {
+  const result = await child('floor.ts', [input, output, ...(parseOnly ? ['--parse-only'] : [])]);
   return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
 }
 
