@@ -18,9 +18,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { createPipeline } from '../../lib/pipeline.ts';
-import { JsonlLineParser, JsonlWriter, patchedLineOf, rawLineOf, stringifyMessage } from '../../lib/jsonl.ts';
-import { Writable } from 'node:stream';
-import { Buffer } from 'node:buffer';
+import { JsonlLineParser, patchedLineOf, rawLineOf, stringifyMessage } from '../../lib/jsonl.ts';
+import { writtenLines } from '../helpers/written-lines.ts';
 import { derivationOf } from '../../lib/message-edits.ts';
 import { isHygieneError } from '../../lib/errors.ts';
 import type { HygieneOptions } from '../../lib/options.ts';
@@ -75,22 +74,7 @@ async function checkLines(lines: readonly string[], options: HygieneOptions, tal
     else tally.stringified++;
   }
   // The writer encodes a patched line's pieces straight into its chunks: the same bytes.
-  assert.equal(await writtenBy(out), expected.join(''));
-}
-
-/** What JsonlWriter writes for `messages`, as text. */
-async function writtenBy(messages: readonly Message[]): Promise<string> {
-  const chunks: Buffer[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(Buffer.from(chunk));
-      callback();
-    },
-  });
-  const writer = new JsonlWriter(sink);
-  for (const message of messages) writer.write(message);
-  await writer.flush();
-  return Buffer.concat(chunks).toString('utf8');
+  assert.equal((await writtenLines(out)).text, expected.join(''));
 }
 
 function tallyOf(name: string): Tally {

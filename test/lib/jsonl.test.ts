@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { writtenLines } from '../helpers/written-lines.ts';
 import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, patchedLineOf, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
 import { recordEdits, removeBlock, setBlockField, setField } from '../../lib/message-edits.ts';
 import { HygieneError } from '../../lib/errors.ts';
@@ -199,28 +200,17 @@ describe('the writer and recorded edits', () => {
   const parse = (line: string) => new JsonlLineParser().parse(line)!;
 
   test('JsonlWriter writes patched lines as their pieces: short and long lines, multi-byte text, in order', async () => {
-    const chunks: Buffer[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        chunks.push(Buffer.from(chunk));
-        callback();
-      },
-    });
-    const writer = new JsonlWriter(sink);
-    const expected: string[] = [];
+    const messages: Message[] = [];
     // Lines past a write chunk (written as text on their own) between short ones; text of 1-, 2-, 3- and 4-byte UTF-8.
     for (const size of [10, 50_000, 10, 200_000, 3]) {
       const text = 'a é 語 😀 '.repeat(size);
       const original = parse(JSON.stringify({ role: 'toolResult', toolCallId: 'call-1', content: [{ type: 'text', text }], details: { size } }));
       const { details: _details, ...rest } = original;
-      const copy = recordEdits(original, { ...rest, toolCallId: 'call1' }, [setField('details', { size }, undefined), setField('toolCallId', 'call-1', 'call1')]);
-      writer.write(copy);
-      writer.write(original);
-      expected.push(JSON.stringify(copy) + '\n', JSON.stringify(original) + '\n');
+      messages.push(recordEdits(original, { ...rest, toolCallId: 'call1' }, [setField('details', { size }, undefined), setField('toolCallId', 'call-1', 'call1')]), original);
     }
-    await writer.flush();
-    assert.ok(chunks.length > 2, 'several writes');
-    assert.equal(Buffer.concat(chunks).toString('utf8'), expected.join(''));
+    const written = await writtenLines(messages);
+    assert.ok(written.writes > 2, 'several writes');
+    assert.equal(written.text, messages.map((message) => JSON.stringify(message) + '\n').join(''));
   });
 
   test('set fields are patched into the original line, keeping the rest byte for byte', () => {
