@@ -16,26 +16,27 @@ import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { peakRssKb } from '../lib/peak-rss.ts';
 
+/** The input's non-empty lines, a chunk's worth at a time (the floor's own reading and splitting). */
+async function* chunkLines(input: string): AsyncGenerator<string[]> {
+  let rest = '';
+  for await (const chunk of createReadStream(input, { encoding: 'utf8' })) {
+    const lines = (rest + (chunk as string)).split('\n');
+    rest = lines.pop()!;
+    yield lines.filter((line) => line !== '');
+  }
+  if (rest !== '') yield [rest];
+}
+
 export async function runFloor(input: string, output: string, parseOnly = false): Promise<{ ms: number; messages: number; bytes: number }> {
   if (parseOnly) return runParseFloor(input);
   const started = performance.now();
   const out = createWriteStream(output);
-  let rest = '';
   let messages = 0;
-  for await (const chunk of createReadStream(input, { encoding: 'utf8' })) {
-    const lines = (rest + (chunk as string)).split('\n');
-    rest = lines.pop()!;
+  for await (const lines of chunkLines(input)) {
     let text = '';
-    for (const line of lines) {
-      if (line === '') continue;
-      text += JSON.stringify(JSON.parse(line)) + '\n';
-      messages++;
-    }
+    for (const line of lines) text += JSON.stringify(JSON.parse(line)) + '\n';
+    messages += lines.length;
     if (!out.write(text)) await once(out, 'drain');
-  }
-  if (rest !== '') {
-    out.write(JSON.stringify(JSON.parse(rest)) + '\n');
-    messages++;
   }
   out.end();
   await once(out, 'finish');
@@ -45,21 +46,11 @@ export async function runFloor(input: string, output: string, parseOnly = false)
 /** The floor's read, split and parse alone; a field of each value is read so the parse cannot be skipped. */
 async function runParseFloor(input: string): Promise<{ ms: number; messages: number; bytes: number }> {
   const started = performance.now();
-  let rest = '';
   let messages = 0;
   let keys = 0;
-  for await (const chunk of createReadStream(input, { encoding: 'utf8' })) {
-    const lines = (rest + (chunk as string)).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      if (line === '') continue;
-      keys += Object.keys(JSON.parse(line) as object).length;
-      messages++;
-    }
-  }
-  if (rest !== '') {
-    keys += Object.keys(JSON.parse(rest) as object).length;
-    messages++;
+  for await (const lines of chunkLines(input)) {
+    for (const line of lines) keys += Object.keys(JSON.parse(line) as object).length;
+    messages += lines.length;
   }
   if (keys < messages) throw new Error(`${input}: a line without keys`);
   return { ms: performance.now() - started, messages, bytes: (await stat(input)).size };

@@ -238,15 +238,6 @@ class ObjectEdits {
   }
 }
 
-/**
- * `line` (the JSON text of `original`) with `edits` applied, or undefined when they cannot all be
- * applied as splices (the caller then stringifies the copy).
- */
-export function spliceEdits(line: string, original: Message, edits: readonly MessageEdit[]): string | undefined {
-  const splices = splicesFor(line, original, edits);
-  return splices === undefined ? undefined : applySplices(line, splices);
-}
-
 /** `line` with `splices` (from splicesFor: in order, not overlapping) made. */
 export function applySplices(line: string, splices: readonly Splice[]): string {
   if (splices.length === 0) return line;

@@ -2,14 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { composedEdits } from '../../lib/edit-chains.ts';
 import { recordEdits, removeBlock, setBlockField, setField } from '../../lib/message-edits.ts';
-import { spliceEdits } from '../../lib/line-splice.ts';
+import { applySplices, splicesFor } from '../../lib/line-splice.ts';
 import type { Message } from '../../lib/types.ts';
 
 /** The composed edits applied to the root's line, which must be the final copy's JSON. */
 function patched(message: Message): string | undefined {
   const composed = composedEdits(message);
   assert.ok(composed !== undefined, 'the chain should compose');
-  return spliceEdits(JSON.stringify(composed.root), composed.root, composed.edits);
+  const line = JSON.stringify(composed.root);
+  const splices = splicesFor(line, composed.root, composed.edits);
+  return splices === undefined ? undefined : applySplices(line, splices);
 }
 
 const assistant = {
