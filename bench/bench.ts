@@ -39,7 +39,11 @@
  * session file then the bare messages of the same messages: the medians' time, CPU time and peak
  * RSS, session over bare; issue 27 asks within 10%), --parse-floor (after each floor, the floor's
  * read, split and JSON.parse alone, nothing stringified or written: the part of the floor that any
- * pipeline handing its rules message objects pays too, as a ratio like the routes').
+ * pipeline handing its rules message objects pays too, as a ratio like the routes'), --repeat N
+ * (N rounds on each file, each round the floor then every route, one line per round with its
+ * ratios; a row then holds the medians of its N runs, its ratio is median floor over median
+ * route, and the lowest and highest ratio of one round are printed beside it: on these machines
+ * one 200k-message run moves by 10% from one minute to the next).
  *
  * Read the ratio, not the MB/s: these machines are noisy, and both sides move together.
  * A ratio above 1 means the pipeline is faster than parsing and stringifying every line,
@@ -77,6 +81,7 @@ const { values } = benchArgs(import.meta.url, {
     results: { type: 'string' },
     pairs: { type: 'string' },
     'parse-floor': { type: 'boolean' },
+    repeat: { type: 'string' },
   },
 });
 const workloads = (values.workloads ?? 'agent,mixed-provider').split(',').filter(Boolean) as Workload[];
@@ -89,6 +94,9 @@ const DATABASE_PAIRS = 3;
 /** --pairs N: pairs of runs (session file, bare messages) per route whose medians compare the two formats (issue 27: within 10%). */
 const SESSION_PAIRS = values.pairs === undefined ? 0 : Number(values.pairs);
 if (!Number.isInteger(SESSION_PAIRS) || SESSION_PAIRS < 0) benchUsageError(import.meta.url, `--pairs: ${values.pairs} is not a count of pairs`);
+/** --repeat N: rounds of runs (the floor, then every route) on each file; rows hold their medians. */
+const ROUNDS = values.repeat === undefined ? 1 : Number(values.repeat);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) benchUsageError(import.meta.url, `--repeat: ${values.repeat} is not a count of rounds`);
 const sizes = (values.sizes ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const imageSizes = (values.images ?? '500,2000').split(',').map(Number).filter((n) => n > 0);
 const IMAGE_PEAK_LIMIT_MB = 400;
@@ -121,9 +129,29 @@ function row(name: string, workload: string, route: string, size: number, file: 
 
 function print(r: Row): void {
   const ratio = r.ratioToFloor === null ? '   -' : r.ratioToFloor.toFixed(2).padStart(5);
+  const range = r.ratioRange === undefined ? '' : `  (rounds: ${r.ratioRange[0].toFixed(2)}-${r.ratioRange[1].toFixed(2)})`;
   process.stdout.write(
-    `${r.case.padEnd(34)} ${String(r.messages).padStart(8)} ${(r.bytes / 1e6).toFixed(0).padStart(7)} MB ${r.mbPerSecond.toFixed(1).padStart(7)} MB/s ${String(r.messagesPerSecond).padStart(8)} msg/s ${r.peakRssMb.toFixed(0).padStart(5)} MB RSS  ratio ${ratio}\n`,
+    `${r.case.padEnd(34)} ${String(r.messages).padStart(8)} ${(r.bytes / 1e6).toFixed(0).padStart(7)} MB ${r.mbPerSecond.toFixed(1).padStart(7)} MB/s ${String(r.messagesPerSecond).padStart(8)} msg/s ${r.peakRssMb.toFixed(0).padStart(5)} MB RSS  ratio ${ratio}${range}\n`,
   );
+}
+
+/** The medians of repeated runs of one case, field by field. */
+function medianRun(runs: readonly Measurement[]): Measurement {
+  const cpu = runs.map((m) => m.cpuMs).filter((ms): ms is number => ms !== undefined);
+  return {
+    ms: median(runs.map((m) => m.ms)),
+    processMs: median(runs.map((m) => m.processMs)),
+    maxRssKb: median(runs.map((m) => m.maxRssKb)),
+    messages: runs[0]!.messages,
+    ...(cpu.length === runs.length ? { cpuMs: median(cpu) } : {}),
+  };
+}
+
+/** A row of N rounds: its ratio's range over the rounds (each round's floor over the same round's run). */
+function withRounds(r: Row, floors: readonly Measurement[], runs: readonly Measurement[]): Row {
+  if (runs.length < 2) return r;
+  const ratios = runs.map((m, round) => floors[round]!.ms / m.ms);
+  return { ...r, rounds: runs.length, ratioRange: [Number(Math.min(...ratios).toFixed(2)), Number(Math.max(...ratios).toFixed(2))] };
 }
 
 try {
@@ -149,7 +177,23 @@ try {
           process.stdout.write(`(database: ${written.stdout.trim()})\n`);
         }
         const output = path.join(dir, 'out.jsonl');
-        const floor = await measureFloor(input, output);
+        const routes = mixed ? MIXED_ROUTES : ROUTES;
+        // Rounds side by side (the floor, then every route): a slow minute of the machine then
+        // falls on one round, not on one case.
+        const floors: Measurement[] = [];
+        const runs: Measurement[][] = routes.map(() => []);
+        for (let round = 0; round < ROUNDS; round++) {
+          const floorRun = await measureFloor(input, output);
+          floors.push(floorRun);
+          const ratios: string[] = [];
+          for (const [i, route] of routes.entries()) {
+            const measured = database ? await measureRoute(databaseFile, output, route, BENCH_SESSION_ID) : await measureRoute(input, output, route);
+            runs[i]!.push(measured);
+            ratios.push(`${route.label} ${(floorRun.ms / measured.ms).toFixed(2)}`);
+          }
+          if (ROUNDS > 1) process.stdout.write(`  ${prefix}${size}${suffix} round ${round + 1}/${ROUNDS}: floor ${(floorRun.ms / 1000).toFixed(2)} s; ratios ${ratios.join(', ')}\n`);
+        }
+        const floor = medianRun(floors);
         const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
         rows.push(floorRow);
         print(floorRow);
@@ -159,9 +203,9 @@ try {
             `  read and parse only (the floor without stringify and write): ${Math.round(parsed.ms)} ms, ${(floor.ms / parsed.ms).toFixed(2)}x the floor's speed, ${parsed.messages === floor.messages ? '' : 'LINES DIFFER, '}peak ${Math.round(parsed.maxRssKb / 1024)} MB RSS\n`,
           );
         }
-        for (const route of mixed ? MIXED_ROUTES : ROUTES) {
-          const measured = database ? await measureRoute(databaseFile, output, route, BENCH_SESSION_ID) : await measureRoute(input, output, route);
-          const r = row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated, measured, floor.ms);
+        for (const [i, route] of routes.entries()) {
+          const measured = medianRun(runs[i]!);
+          const r = withRounds(row(`${prefix}${route.label} ${size}${suffix}`, label, route.label, size, generated, measured, floor.ms), floors, runs[i]!);
           rows.push(r);
           print(r);
           if (database) {
@@ -183,7 +227,7 @@ try {
           }
         }
         if (bare && sessionInput !== undefined && SESSION_PAIRS > 0) {
-          for (const route of mixed ? MIXED_ROUTES : ROUTES) await compareFormats(sessionInput.path, input, output, route);
+          for (const route of routes) await compareFormats(sessionInput.path, input, output, route);
         }
         const keepForPairs = format === 'session' && SESSION_PAIRS > 0 && formats.includes('messages');
         if (keepForPairs) sessionInput = { path: input, messages: generated.messages };
