@@ -194,7 +194,8 @@ try {
           if (ROUNDS > 1) process.stdout.write(`  ${prefix}${size}${suffix} round ${round + 1}/${ROUNDS}: floor ${(floorRun.ms / 1000).toFixed(2)} s; ratios ${ratios.join(', ')}\n`);
         }
         const floor = medianRun(floors);
-        const floorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
+        const medianFloorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
+        const floorRow = ROUNDS > 1 ? { ...medianFloorRow, rounds: ROUNDS } : medianFloorRow;
         rows.push(floorRow);
         print(floorRow);
         if (values['parse-floor'] === true) {

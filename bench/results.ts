@@ -28,7 +28,7 @@ export interface BenchRow {
   messagesPerSecond: number;
   peakRssMb: number;
   ratioToFloor: number | null;
-  /** With --repeat N: the rounds the row's medians come from. */
+  /** With --repeat N: the rounds the row's medians come from (the floor's row too). */
   rounds?: number;
   /** With --repeat N: the lowest and highest ratio of one round (its floor over its run). */
   ratioRange?: [number, number];

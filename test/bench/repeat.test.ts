@@ -31,6 +31,7 @@ test('--repeat 2 runs two rounds and keeps each row\'s medians and the range of 
     const rounds = run.stdout.split('\n').filter((line) => /round [12]\/2: floor [\d.]+ s; ratios anthropic [\d.]+, openai-responses [\d.]+, google [\d.]+$/.test(line));
     assert.equal(rounds.length, 2, run.stdout);
     const written = JSON.parse(await readFile(results, 'utf8')) as BenchResults;
+    assert.deepEqual(written.rows.filter((row) => row.route === 'floor').map((row) => row.rounds), [2]);
     const routes = written.rows.filter((row) => row.route !== 'floor');
     assert.deepEqual(routes.map((row) => row.route), ['anthropic', 'openai-responses', 'google']);
     for (const row of routes) {
