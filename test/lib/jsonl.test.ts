@@ -1,7 +1,12 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Buffer } from 'node:buffer';
 import { writtenLines } from '../helpers/written-lines.ts';
 import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, patchedLineOf, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
 import { recordEdits, removeBlock, setBlockField, setField } from '../../lib/message-edits.ts';
@@ -193,6 +198,57 @@ describe('stream forms', () => {
     writer.write({ role: 'user', content: 'tail' });
     await writer.flush();
     assert.equal(written.join(''), JSON.stringify({ role: 'user', content: big }) + '\n' + '{"role":"user","content":"tail"}\n');
+  });
+});
+
+describe('the writer\'s chunks', () => {
+  // 30,000 lines of 60-400 bytes, each naming its number: about 7 MB, so dozens of 128 KiB chunks.
+  const messages = Array.from({ length: 30_000 }, (_, i) => ({ role: 'user', content: `line ${i} ${'é語'.repeat(i % 57)}${'x'.repeat((i * 7919) % 300)}` }));
+  const expected = messages.map((message) => JSON.stringify(message) + '\n').join('');
+
+  async function writeAll(writer: JsonlWriter): Promise<void> {
+    // A drain every 100 messages, as the pipeline does between input batches: chunks are refilled while earlier ones are still being written.
+    for (let i = 0; i < messages.length; i++) {
+      writer.write(messages[i]!);
+      if (i % 100 === 99) await writer.drain();
+    }
+    await writer.flush();
+  }
+
+  test('a file stream gets its written chunks back to fill again, and the file is byte for byte what was written', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'th-writer-'));
+    try {
+      const file = path.join(dir, 'out.jsonl');
+      const output = createWriteStream(file, { highWaterMark: 1 << 20 });
+      const writer = new JsonlWriter(output);
+      await writeAll(writer);
+      output.end();
+      await finished(output);
+      assert.equal(await readFile(file, 'utf8'), expected);
+      const chunks = Buffer.byteLength(expected) / (128 * 1024);
+      assert.ok(chunks > 40, `${chunks} chunks written`);
+      assert.ok(writer.chunksAllocated <= 17, `${writer.chunksAllocated} chunks allocated for ${Math.ceil(chunks)} written`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a destination that keeps what it is given gets a new chunk for every write', async () => {
+    // Keeps the very buffers it is handed (no copy), as a PassThrough's reader may: a reused chunk would change them.
+    const kept: Buffer[] = [];
+    const keeper = new Writable({
+      highWaterMark: 1 << 20,
+      write(chunk: Buffer, _encoding, callback) {
+        kept.push(chunk);
+        setImmediate(callback);
+      },
+    });
+    const writer = new JsonlWriter(keeper);
+    await writeAll(writer);
+    keeper.end();
+    await finished(keeper);
+    assert.equal(Buffer.concat(kept).toString('utf8'), expected);
+    assert.equal(writer.chunksAllocated, kept.length + 1);
   });
 });
 
