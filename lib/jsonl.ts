@@ -425,12 +425,13 @@ export class JsonlWriter {
   chunksAllocated = 1;
 
   /**
-   * @param output where the bytes go. Its chunks are reused only when it is a file stream, whose
-   * write callback means the bytes are in the file; any other destination (a PassThrough, a
-   * consumer that keeps what it is given) gets a new chunk for each write.
+   * @param output where the bytes go. Its chunks are reused only when it is a file stream or this
+   * process's stdout (a file, a pipe or a terminal), whose write callbacks come once the bytes
+   * have left the buffer; any other destination (a PassThrough, a consumer that keeps what it is
+   * given) gets a new chunk for each write.
    */
   constructor(private readonly output: Writable) {
-    this.spare = output instanceof WriteStream ? [] : undefined;
+    this.spare = output instanceof WriteStream || output === process.stdout ? [] : undefined;
   }
 
   write(message: Message): void {
