@@ -6,6 +6,7 @@ import { HygieneError, isHygieneError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { sanitizeFile, type InputFormat } from '../run.ts';
+import { writesBeforeCallback } from '../jsonl.ts';
 import { sanitizeStdin } from '../session/spool.ts';
 import { describeMessageless, fileHead, isRegularFile, messagesWithRole, recordHead } from '../session/input-check.ts';
 import { inputWarnings } from '../input-warnings.ts';
@@ -64,6 +65,8 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
 
   const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);
   const output: Writable = atomic === undefined ? io.stdout : atomic.stream();
+  // Node's stdout is done with each buffer when it calls back: the writer may fill it again (lib/jsonl.ts).
+  if (output === process.stdout) writesBeforeCallback(output);
   let outputError: Error | undefined;
   output.on('error', (error: Error) => {
     outputError = error;
