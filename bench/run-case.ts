@@ -22,7 +22,8 @@ const budget = flag('memory-budget');
 const [input, output, provider, modelApi, modelId, session] = args.filter((arg) => !arg.startsWith('--'));
 const started = performance.now();
 const cpuStart = process.cpuUsage();
-const out = createWriteStream(output!, { highWaterMark: 1 << 20 });
+// The command's own output setting (lib/atomic-write.ts), so the case measures what `-o` does.
+const out = createWriteStream(output!, { highWaterMark: OUTPUT_HIGH_WATER_MARK });
 const redact = mode === 'redact' ? { secrets: true } : mode === 'redact-no-generic' ? { secrets: true, generic: false } : undefined;
 const options = { provider, modelApi, modelId, ...(redact === undefined ? {} : { redact }), ...(budget === undefined ? {} : { memoryBudgetBytes: Number(budget) }) };
 const stats =

@@ -409,8 +409,6 @@ export function writesBeforeCallback(output: Writable): void {
   WRITES_BEFORE_CALLBACK.add(output);
 }
 
-/** Written chunks kept for reuse: the destination's 1 MiB high-water mark over 128 KiB, and room to spare. */
-const MAX_SPARE_CHUNKS = 16;
 /** UTF-8 takes at most three bytes for one UTF-16 code unit. */
 const MAX_UTF8_PER_UNIT = 3;
 
@@ -433,6 +431,7 @@ export class JsonlWriter {
    * 165-180 MB promoted, against 10-11 and 53-65 MB with the chunks reused.
    */
   private readonly spare: Buffer[] | undefined;
+  private readonly maxSpare: number;
   /** Chunks this writer allocated (the reuse above keeps it near the destination's high-water mark over the chunk size). */
   chunksAllocated = 1;
 
@@ -444,6 +443,8 @@ export class JsonlWriter {
    */
   constructor(private readonly output: Writable) {
     this.spare = output instanceof WriteStream || WRITES_BEFORE_CALLBACK.has(output) ? [] : undefined;
+    // As many as can be in flight: the destination's high-water mark in chunks, and the one that crosses it.
+    this.maxSpare = Math.ceil((output.writableHighWaterMark ?? 0) / WRITE_CHUNK_BYTES) + 2;
   }
 
   write(message: Message): void {
@@ -490,7 +491,7 @@ export class JsonlWriter {
     this.used = 0;
     const spare = this.spare;
     if (spare === undefined) this.send(bytes);
-    else if (!this.output.write(bytes, () => spare.length < MAX_SPARE_CHUNKS && spare.push(written))) this.blocked = true;
+    else if (!this.output.write(bytes, () => spare.length < this.maxSpare && spare.push(written))) this.blocked = true;
   }
 
   private allocate(): Buffer {
