@@ -490,8 +490,7 @@ export class JsonlWriter {
     this.chunk = this.spare?.pop() ?? this.allocate();
     this.used = 0;
     const spare = this.spare;
-    if (spare === undefined) this.send(bytes);
-    else if (!this.output.write(bytes, () => spare.length < this.maxSpare && spare.push(written))) this.blocked = true;
+    this.send(bytes, spare === undefined ? undefined : () => spare.length < this.maxSpare && spare.push(written));
   }
 
   private allocate(): Buffer {
@@ -499,8 +498,9 @@ export class JsonlWriter {
     return Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
   }
 
-  private send(data: Buffer | string): void {
-    if (!this.output.write(data)) this.blocked = true;
+  /** @param written called once the destination is done with `data` */
+  private send(data: Buffer | string, written?: () => void): void {
+    if (!this.output.write(data, written)) this.blocked = true;
   }
 
   /** Resolves when the destination can take more. */

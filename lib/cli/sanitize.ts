@@ -66,7 +66,7 @@ export async function runSanitize(args: string[], io: Io): Promise<number> {
   const atomic: AtomicFile | undefined = target === undefined ? undefined : await openAtomic(target);
   const output: Writable = atomic === undefined ? io.stdout : atomic.stream();
   // Node's stdout is done with each buffer when it calls back: the writer may fill it again (lib/jsonl.ts).
-  if (output === process.stdout) writesBeforeCallback(output);
+  if (atomic === undefined && output === process.stdout) writesBeforeCallback(output);
   let outputError: Error | undefined;
   output.on('error', (error: Error) => {
     outputError = error;
