@@ -21,6 +21,7 @@ import { derivationOf } from './message-edits.ts';
 import { applySplices, splicesFor, type Splice } from './line-splice.ts';
 import { composedEdits } from './edit-chains.ts';
 import { inputLineOf, recordInputLine } from './input-lines.ts';
+import { utf8Text } from './utf8-text.ts';
 import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
 import { isPlainMessageEnvelope } from './message-envelope.ts';
 
@@ -277,7 +278,7 @@ export class LineSplitter {
  */
 function decodeCounted(splitter: { invalidUtf8: InvalidUtf8Counter }, line: number, bytes: Buffer, start: number, end: number): string {
   if (end > start && bytes[end - 1] === CR) end--;
-  const text = bytes.toString('utf8', start, end);
+  const text = utf8Text(bytes, start, end);
   splitter.invalidUtf8.note(line, replacementsIn(text, bytes, start, end));
   return text;
 }

@@ -15,6 +15,7 @@ import { Buffer } from 'node:buffer';
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { replacementsIn } from '../utf8-replacements.ts';
+import { utf8Text } from '../utf8-text.ts';
 
 interface ReadAhead {
   /** File offset the read starts at (the window's end when it was issued). */
@@ -90,7 +91,7 @@ export class LineWindow {
 
   text(offset: number, length: number): string {
     const at = offset - this.start;
-    return this.buffer.toString('utf8', at, at + length);
+    return utf8Text(this.buffer, at, at + length);
   }
 
   /** How many U+FFFD decoding bytes [offset, offset + length) put into `text` (the window covers them). */

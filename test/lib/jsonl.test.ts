@@ -58,6 +58,15 @@ describe('LineSplitter', () => {
     for (const size of [1, 2, 5, 16, 64]) assert.deepEqual(splitThroughOneBuffer(text, size), text.split(/\r?\n/), `chunks of ${size}`);
   });
 
+  test('ASCII chunks and chunks with other bytes: the same lines, and bytes that are not UTF-8 counted on their own line', () => {
+    const ascii = Buffer.from('one\r\ntwo\nthree\r\n', 'latin1');
+    const mixed = Buffer.concat([Buffer.from('fo'), Buffer.from([0xff]), Buffer.from('ur\nfivé\r\nsix\n', 'utf8')]);
+    const splitter = new LineSplitter();
+    const lines = [...splitter.push(ascii), ...splitter.push(mixed), ...splitter.push(Buffer.from('seven\r\n')), ...splitter.end()];
+    assert.deepEqual(lines, ['one', 'two', 'three', 'fo\uFFFDur', 'fivé', 'six', 'seven']);
+    assert.deepEqual(splitter.invalidUtf8.summary(), { lines: 1, sequences: 1, lineNumbers: [4] });
+  });
+
   test('a line over 1 MiB, cut anywhere (inside UTF-8 sequences, between CR and LF), comes out whole', () => {
     const long = 'é€'.repeat(300_000) + 'x';
     const text = `short\r\n${long}\r\n${long}`;
