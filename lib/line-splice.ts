@@ -36,11 +36,14 @@ interface Span {
   end: number;
 }
 
-/** One member of an object: its key (decoded), where its key starts and where its value is. */
+/** One member of an object: where its key is and where its value is. */
 interface Member extends Span {
-  key: string;
   /** Where the key's opening quote is (a removal cuts from here). */
   keyStart: number;
+  /** Just past the key's closing quote. */
+  keyEnd: number;
+  /** The key decoded, only when it holds an escape (any other key is its text between the quotes, compared in place). */
+  escapedKey: string | undefined;
 }
 
 function isSpace(c: number): boolean {
@@ -111,14 +114,14 @@ function membersOf(s: string, at: number): Member[] | undefined {
     const keyStart = i;
     const keyEnd = skipString(s, i);
     if (keyEnd < 0) return undefined;
-    let key = s.slice(keyStart + 1, keyEnd - 1);
-    if (key.indexOf('\\') >= 0) key = JSON.parse(s.slice(keyStart, keyEnd)) as string;
+    // No key string is made: keys are compared where they are (hasKey).
+    const escapedKey = hasBackslash(s, keyStart + 1, keyEnd - 1) ? (JSON.parse(s.slice(keyStart, keyEnd)) as string) : undefined;
     i = skipSpace(s, keyEnd);
     if (s.charCodeAt(i) !== COLON) return undefined;
     const start = skipSpace(s, i + 1);
     const end = skipValue(s, start);
     if (end < 0) return undefined;
-    members.push({ key, keyStart, start, end });
+    members.push({ keyStart, keyEnd, escapedKey, start, end });
     i = skipSpace(s, end);
     const c = s.charCodeAt(i);
     if (c === CLOSE_BRACE) return members;
@@ -146,14 +149,25 @@ function elementsOf(s: string, at: number): Span[] | undefined {
 }
 
 /** The one member named `key`; null when absent, undefined when it occurs more than once. */
-function memberNamed(members: readonly Member[], key: string): Member | null | undefined {
+function memberNamed(s: string, members: readonly Member[], key: string): Member | null | undefined {
   let found: Member | null = null;
   for (const member of members) {
-    if (member.key !== key) continue;
+    if (!hasKey(s, member, key)) continue;
     if (found !== null) return undefined;
     found = member;
   }
   return found;
+}
+
+/** Keys are short: a loop, not a search that could run on past the key. */
+function hasBackslash(s: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (s.charCodeAt(i) === BACKSLASH) return true;
+  return false;
+}
+
+function hasKey(s: string, member: Member, key: string): boolean {
+  if (member.escapedKey !== undefined) return member.escapedKey === key;
+  return member.keyEnd - member.keyStart === key.length + 2 && s.startsWith(key, member.keyStart + 1);
 }
 
 /** A replacement of [start, end) of the line by `text`. */
@@ -178,16 +192,16 @@ function removeRuns(items: readonly Span[], removed: ReadonlySet<number>, splice
     while (removed.has(last + 1)) last++;
     const next = items[last + 1];
     const previous = items[i - 1];
-    if (next !== undefined) splices.push({ start: items[i]!.start, end: next.start, text: '' });
+    if (next !== undefined) splices.push({ start: startOf(items[i]!), end: startOf(next), text: '' });
     else if (previous !== undefined) splices.push({ start: previous.end, end: items[last]!.end, text: '' });
-    else splices.push({ start: items[i]!.start, end: items[last]!.end, text: '' });
+    else splices.push({ start: startOf(items[i]!), end: items[last]!.end, text: '' });
     i = last + 1;
   }
 }
 
-/** A member from its key on (what removing it takes out). */
-function memberSpan(member: Member): Span {
-  return { start: member.keyStart, end: member.end };
+/** Where removing an item cuts from: a member from its key on, an element from its start. */
+function startOf(item: Span): number {
+  return (item as Partial<Member>).keyStart ?? item.start;
 }
 
 function byStart(a: Splice, b: Splice): number {
@@ -196,11 +210,21 @@ function byStart(a: Splice, b: Splice): number {
 
 /** The spans of `original`'s content blocks in `line`, or undefined when they cannot be told apart. */
 function contentBlockSpans(line: string, topMembers: readonly Member[], original: Message): Span[] | undefined {
-  const content = memberNamed(topMembers, 'content');
+  const content = memberNamed(line, topMembers, 'content');
   if (content === null || content === undefined) return undefined;
   const blocks = elementsOf(line, content.start);
   const expected = Array.isArray(original.content) ? original.content.length : -1;
   return blocks !== undefined && blocks.length === expected ? blocks : undefined;
+}
+
+/** Whether the value at `member` is `text` as JSON.stringify writes it. */
+function holdsString(s: string, member: Span, text: string): boolean {
+  // Without a backslash the text is written as it is, between quotes (a line that parsed holds no raw control characters).
+  if (text.indexOf('\\') < 0 && member.end - member.start === text.length + 2 && s.charCodeAt(member.start) === QUOTE) {
+    return s.startsWith(text, member.start + 1);
+  }
+  const written = JSON.stringify(text);
+  return member.end - member.start === written.length && s.startsWith(written, member.start);
 }
 
 /** An object's members and which of them the edits remove. */
@@ -213,15 +237,12 @@ class ObjectEdits {
    * be a splice.
    */
   set(s: string, field: string, from: unknown, to: unknown, splices: Splice[]): boolean {
-    const member = memberNamed(this.members, field);
+    const member = memberNamed(s, this.members, field);
     if (member === undefined) return false;
     // An absent field removed is no change (JSON.stringify leaves out an undefined value); one added is not a splice.
     if (member === null) return to === undefined && from === undefined;
     // A recorded string must be the text the line holds (its escapes as JSON.stringify writes them).
-    if (typeof from === 'string') {
-      const text = JSON.stringify(from);
-      if (member.end - member.start !== text.length || !s.startsWith(text, member.start)) return false;
-    }
+    if (typeof from === 'string' && !holdsString(s, member, from)) return false;
     if (to === undefined) {
       (this.removed ??= new Set()).add(this.members.indexOf(member));
       return true;
@@ -234,7 +255,7 @@ class ObjectEdits {
 
   finish(splices: Splice[]): void {
     if (this.removed === undefined) return;
-    removeRuns(this.members.map(memberSpan), this.removed, splices);
+    removeRuns(this.members, this.removed, splices);
   }
 }
 
@@ -296,3 +317,4 @@ export function splicesFor(line: string, original: Message, edits: readonly Mess
   }
   return splices;
 }
+export const __probe = { membersOf, elementsOf, skipSpace, contentBlockSpans };

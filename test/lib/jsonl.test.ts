@@ -317,6 +317,21 @@ describe('the writer and recorded edits', () => {
     assert.deepEqual(JSON.parse(patchedLineOf(copy)!), copy);
   });
 
+  test('a recorded string the line writes with other escapes, and keys written with escapes', () => {
+    // The line's text must be the string as JSON.stringify writes it: `\u0061` is "a", written otherwise.
+    const spelled = parse('{"role":"toolResult","toolCallId":"\\u0061-1"}');
+    const respelled = recordEdits(spelled, { ...spelled, toolCallId: 'a1' }, [setField('toolCallId', 'a-1', 'a1')]);
+    assert.equal(patchedLineOf(respelled), undefined);
+    assert.equal(stringifyMessage(respelled), '{"role":"toolResult","toolCallId":"a1"}\n');
+    // A key with an escape is found by what it decodes to, and counts when the key occurs twice.
+    const escapedKey = parse('{"role":"toolResult","tool\\u0043allId":"a-1"}');
+    const renamed = recordEdits(escapedKey, { ...escapedKey, toolCallId: 'a1' }, [setField('toolCallId', 'a-1', 'a1')]);
+    assert.equal(patchedLineOf(renamed), '{"role":"toolResult","tool\\u0043allId":"a1"}');
+    const twice = parse('{"role":"toolResult","toolCallId":"a-1","tool\\u0043allId":"a-1"}');
+    const doubled = recordEdits(twice, { ...twice, toolCallId: 'a1' }, [setField('toolCallId', 'a-1', 'a1')]);
+    assert.equal(patchedLineOf(doubled), undefined);
+  });
+
   test('escaped ids match as JSON writes them', () => {
     const original = parse(JSON.stringify({ role: 'toolResult', toolCallId: 'a"b\\c' }));
     const copy = recordEdits(original, { ...original, toolCallId: 'abc' }, [setField('toolCallId', 'a"b\\c', 'abc')]);
