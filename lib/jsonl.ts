@@ -24,6 +24,7 @@ import { inputLineOf, recordInputLine } from './input-lines.ts';
 import { utf8Text } from './utf8-text.ts';
 import { EncodedReplacements, InvalidUtf8Counter, replacementsBeyond, replacementsIn } from './utf8-replacements.ts';
 import { isPlainMessageEnvelope } from './message-envelope.ts';
+import { hiddenField } from './hidden-field.ts';
 
 export { inputLineOf };
 
@@ -31,15 +32,15 @@ export { inputLineOf };
 export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
 /**
- * The original line, as a non-enumerable symbol property of the message it was parsed to: it
- * goes with the message, and neither JSON.stringify nor a spread copies it (a copy is another
+ * The original line, kept on the message it was parsed to as a hidden field (lib/hidden-field.ts):
+ * it goes with the message, and neither JSON.stringify nor a spread copies it (a copy is another
  * message). Not a WeakMap: V8's young-generation collector treats WeakMap values as alive, so
  * every line (the bulk of the input) was promoted to the old generation with it.
  */
-const RAW_LINE = Symbol('transcript-hygiene.rawLine');
+const RAW_LINE = hiddenField<string>();
 
 function rememberRawLine(message: object, line: string): void {
-  Object.defineProperty(message, RAW_LINE, { value: line, configurable: true });
+  RAW_LINE.set(message, line);
 }
 
 /**
@@ -55,7 +56,7 @@ export function parseKeepingLine(line: string): Message {
 
 /** The original line of a message read from JSONL, if it is still the same object. */
 export function rawLineOf(message: Message): string | undefined {
-  return (message as { [RAW_LINE]?: string })[RAW_LINE];
+  return RAW_LINE.get(message);
 }
 
 /**

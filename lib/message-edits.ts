@@ -9,7 +9,7 @@
  * stringifies the copy. A copy with no record is always stringified; recording is never
  * required for correctness, only for speed.
  *
- * A record is a non-enumerable symbol property of the copy, so it goes when the copy does and
+ * A record is a hidden field of the copy (lib/hidden-field.ts), so it goes when the copy does and
  * neither JSON.stringify nor a spread (`{ ...copy }`) carries it. Not a WeakMap: V8's young-
  * generation collector keeps the values of WeakMap entries alive (here the original message
  * and its line), so with a WeakMap every edited message and its original were promoted to the
@@ -17,6 +17,7 @@
  * spent collecting it.
  */
 import type { Message } from './types.ts';
+import { hiddenField } from './hidden-field.ts';
 
 /** One change from the original to the copy. Block indexes are positions in the original's `content`. */
 export type MessageEdit =
@@ -30,7 +31,7 @@ export interface Derivation {
   readonly edits: readonly MessageEdit[];
 }
 
-const DERIVATION = Symbol('transcript-hygiene.derivation');
+const DERIVATION = hiddenField<Derivation>();
 
 /** A top-level field of the message set from `from` (undefined when it was absent) to `to` (undefined: the field removed). */
 export function setField(field: string, from: unknown, to: unknown): MessageEdit {
@@ -54,12 +55,12 @@ export function removeBlock(index: number, block: unknown): MessageEdit {
 export function recordEdits<T extends Message>(original: Message, edited: T, edits: readonly MessageEdit[]): T {
   if (edits.length > 0 && edited !== original) {
     const derivation: Derivation = { from: original, edits };
-    Object.defineProperty(edited, DERIVATION, { value: derivation, configurable: true });
+    DERIVATION.set(edited, derivation);
   }
   return edited;
 }
 
 /** What the rule that made `message` recorded about it, if anything. */
 export function derivationOf(message: Message): Derivation | undefined {
-  return (message as { [DERIVATION]?: Derivation })[DERIVATION];
+  return DERIVATION.get(message);
 }
