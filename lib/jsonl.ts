@@ -166,6 +166,15 @@ export class JsonlLineParser {
   }
 }
 
+/** What LineSplitter.split found in a chunk. */
+export interface SplitChunk {
+  /** The line the chunk finished (it began in earlier chunks), decoded. */
+  readonly carried: string | undefined;
+  readonly bytes: Buffer;
+  /** Start and end in `bytes` of each further line the chunk ends, in pairs. */
+  readonly bounds: readonly number[];
+}
+
 /**
  * Splits bytes into lines (LF or CRLF) and decodes each line on its own; keeps the unfinished
  * tail between chunks. LF never occurs inside a multi-byte UTF-8 sequence, so cutting the bytes
@@ -194,35 +203,51 @@ export class LineSplitter {
   constructor(readonly invalidUtf8: InvalidUtf8Counter = new InvalidUtf8Counter()) {}
 
   push(chunk: Buffer | string): string[] {
+    const split = this.split(chunk);
+    const lines: string[] = split.carried === undefined ? [] : [split.carried];
+    const { bytes, bounds } = split;
+    for (let i = 0; i < bounds.length; i += 2) lines.push(this.lineText(bytes, bounds[i]!, bounds[i + 1]!));
+    return lines;
+  }
+
+  /**
+   * The lines a chunk ends, not yet decoded (push decodes them all at once): the one the chunk
+   * finishes, as text, then the rest as byte ranges of the chunk, which the caller decodes in
+   * order with `lineText` before the next `split`, while the chunk is still valid. Decoding a
+   * line only when it is wanted keeps the chunk's text from being alive all at once.
+   */
+  split(chunk: Buffer | string): SplitChunk {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    const lines: string[] = [];
+    const bounds: number[] = [];
+    let carried: string | undefined;
     let start = 0;
     let newline = bytes.indexOf(LF);
     if (newline < 0) {
       if (bytes.length > 0) this.keep(bytes);
-      return lines;
+      return { carried, bytes, bounds };
     }
     if (this.carryBytes > 0 || this.longText !== undefined) {
-      lines.push(this.finishCarried(bytes.subarray(0, newline)));
+      carried = this.finishCarried(bytes.subarray(0, newline));
       start = newline + 1;
       newline = bytes.indexOf(LF, start);
     }
     while (newline >= 0) {
-      lines.push(this.decode(bytes, start, newline));
+      bounds.push(start, newline);
       start = newline + 1;
       newline = bytes.indexOf(LF, start);
     }
     if (start < bytes.length) this.keep(bytes.subarray(start));
-    return lines;
+    return { carried, bytes, bounds };
+  }
+
+  /** The text of the next line `split` found: bytes [start, end), one trailing CR left out. */
+  lineText(bytes: Buffer, start: number, end: number): string {
+    return decodeCounted(this, ++this.lines, bytes, start, end);
   }
 
   end(): string[] {
     if (this.carryBytes === 0 && this.longText === undefined) return [];
     return [this.finishCarried(Buffer.alloc(0))];
-  }
-
-  private decode(bytes: Buffer, start: number, end: number): string {
-    return decodeCounted(this, ++this.lines, bytes, start, end);
   }
 
   /**
@@ -252,7 +277,7 @@ export class LineSplitter {
     if (this.longText === undefined || decoder === undefined) {
       this.carry.push(last);
       const joined = Buffer.concat(this.carry);
-      line = this.decode(joined, 0, joined.length);
+      line = this.lineText(joined, 0, joined.length);
     } else {
       const encoded = this.longEncoded!;
       let text = this.longText;
@@ -290,27 +315,49 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 
-/** Reads JSONL and yields messages in batches (one batch per input chunk), so per-message async overhead stays out of the loop. */
+/**
+ * Line bytes per batch: batches are cut inside a chunk, and a line is decoded and parsed only
+ * when its batch is, so the text of a whole chunk (1 MiB) is never alive at once. With whole
+ * chunks as batches, every young-generation collection found about 2 MB alive and copied it: on
+ * 200k mixed-details messages 446 MB copied, against 55 MB with batches of 128 KiB.
+ */
+const BATCH_BYTES = 128 * 1024;
+
+/** Reads JSONL and yields messages in batches of about BATCH_BYTES of lines, so per-message async overhead stays out of the loop. */
 export async function* readJsonlMessages(
   input: ByteSource,
   options: JsonlReadOptions = {},
 ): AsyncGenerator<Message[]> {
   const splitter = new LineSplitter(options.invalidUtf8);
   const parser = new JsonlLineParser(options);
-  const collect = (lines: string[]): Message[] => {
-    const batch: Message[] = [];
-    for (const line of lines) {
-      const message = parser.parse(line);
-      if (message !== undefined) batch.push(message);
-    }
-    return batch;
+  let batch: Message[] = [];
+  const add = (line: string): void => {
+    const message = parser.parse(line);
+    if (message !== undefined) batch.push(message);
   };
   for await (const chunk of input) {
-    const batch = collect(splitter.push(chunk));
-    if (batch.length > 0) yield batch;
+    const { carried, bytes, bounds } = splitter.split(chunk);
+    if (carried !== undefined) add(carried);
+    let batchBytes = 0;
+    for (let i = 0; i < bounds.length; i += 2) {
+      const start = bounds[i]!;
+      const end = bounds[i + 1]!;
+      add(splitter.lineText(bytes, start, end));
+      batchBytes += end - start;
+      // The chunk stays valid while this generator is paused here: the next one is not asked for yet.
+      if (batchBytes >= BATCH_BYTES && batch.length > 0) {
+        yield batch;
+        batch = [];
+        batchBytes = 0;
+      }
+    }
+    if (batch.length > 0) {
+      yield batch;
+      batch = [];
+    }
   }
-  const last = collect(splitter.end());
-  if (last.length > 0) yield last;
+  for (const line of splitter.end()) add(line);
+  if (batch.length > 0) yield batch;
 }
 
 /** The same reader as an object-mode Transform: bytes in, messages out. */

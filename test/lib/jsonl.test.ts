@@ -99,6 +99,25 @@ describe('readJsonlMessages', () => {
     });
   }
 
+  test('batches are cut inside a chunk, and every line is read before the chunk\'s memory is reused', async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify({ role: 'user', content: `${i} ${'x'.repeat(1000 + (i % 7))}` }));
+    const bytes = Buffer.from(lines.join('\n') + '\n', 'utf8');
+    const shared = Buffer.alloc(256 * 1024);
+    // One buffer for every chunk, overwritten when the next is asked for (as lib/file-chunks.ts does).
+    async function* reused(): AsyncGenerator<Buffer> {
+      for (let at = 0; at < bytes.length; at += shared.length) {
+        const n = bytes.copy(shared, 0, at, at + shared.length);
+        yield shared.subarray(0, n);
+        shared.fill(0x41);
+      }
+    }
+    const batches: Message[][] = [];
+    for await (const batch of readJsonlMessages(reused())) batches.push(batch);
+    assert.deepEqual(batches.flat(), lines.map((line) => JSON.parse(line)));
+    assert.ok(batches.length >= 4, `${batches.length} batches from 2 chunks of 256 KiB`);
+    assert.ok(batches.every((batch) => batch.length <= 130), 'no batch holds a whole chunk');
+  });
+
   test('drops a leading byte-order mark', async () => {
     assert.deepEqual(await readAll('\uFEFF{"role":"user","content":"x"}\n'), [{ role: 'user', content: 'x' }]);
   });
