@@ -1,5 +1,6 @@
 /** Shared by bench.ts and gate.ts: run the floor or a pipeline case in a child process and read its figures. */
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,12 +44,25 @@ async function child(script: string, args: string[]): Promise<Record<string, unk
   return { ...(JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>), processMs: performance.now() - started };
 }
 
+/**
+ * Every case writes a new file, as the command's `-o` does (a new temporary file, renamed).
+ * Writing over the previous case's output made the case pay the file system's cost of that
+ * output: on ext4, opening a 1 GB file to truncate it took 0.3 s and closing it 0.16 s (the file
+ * system writes out a truncated file's data when it is closed), time that belongs to neither the
+ * floor nor the pipeline, added to both.
+ */
+async function freshOutput(output: string): Promise<void> {
+  await rm(output, { force: true });
+}
+
 export async function measureFloor(input: string, output: string, parseOnly = false): Promise<Measurement> {
+  await freshOutput(output);
   const result = await child('floor.ts', [input, output, ...(parseOnly ? ['--parse-only'] : [])]);
   return { ms: result.ms as number, processMs: result.processMs as number, maxRssKb: result.maxRssKb as number, messages: result.messages as number };
 }
 
 export async function measureRoute(input: string, output: string, route: Route, session?: string, redact?: 'redact' | 'redact-no-generic', memoryBudgetBytes?: number): Promise<Measurement> {
+  await freshOutput(output);
   const result = await child('run-case.ts', [
     input,
     output,
