@@ -16,7 +16,7 @@ import type { HygieneStats } from './stats.ts';
 import type { Message } from './types.ts';
 import { dropForeignRoles } from './foreign-roles.ts';
 import { InvalidUtf8Counter } from './utf8-replacements.ts';
-import { probeFileKind, routeWantsImageCensus, sanitizeSessionFile } from './session/sanitize.ts';
+import { probeFileKind, routeWantsCompactionTime, routeWantsImageCensus, sanitizeSessionFile } from './session/sanitize.ts';
 
 export type InputFormat = 'auto' | 'jsonl' | 'json';
 
@@ -97,7 +97,7 @@ export async function sanitizeFile(params: SanitizeFileParams): Promise<HygieneS
     return sanitizeSessionFile({ path: params.path, output: params.output, options: params.options, dropForeignRoles: params.dropForeignRoles });
   }
   // Request-wide image limits need the count first (issue 29): the same scan takes it, on routes that have them.
-  const scan = await scanInputFile(params.path, { imageCensus: routeWantsImageCensus(params.options) });
+  const scan = await scanInputFile(params.path, { imageCensus: routeWantsImageCensus(params.options), compactionSummaries: routeWantsCompactionTime(params.options) });
   let compactionTimestamp: number | null = null;
   for (const summary of scan.compactionSummaries) {
     const at = compactionTimestampOf(summary);

@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import { Buffer } from 'node:buffer';
 import { open } from 'node:fs/promises';
-import { createPipeline } from '../pipeline.ts';
+import { createPipeline, ruleNamesFor } from '../pipeline.ts';
 import { JsonlWriter } from '../jsonl.ts';
 import { resolveHygieneOptions, type HygieneOptions } from '../options.ts';
 import { resolveTranscriptPolicy } from '../policy.ts';
@@ -46,6 +46,11 @@ export interface SessionHygieneStats extends HygieneStats {
 /** Whether the route limits the images of a whole request, so the input's images must be counted before they flow. */
 export function routeWantsImageCensus(options: HygieneOptions): boolean {
   return options.imageCensus === undefined && resolveTranscriptPolicy(resolveHygieneOptions(options)).requestImageLimits !== undefined;
+}
+
+/** Whether a rule of the route reads the time of the input's latest compaction (and it was not given). */
+export function routeWantsCompactionTime(options: HygieneOptions): boolean {
+  return options.compactionTimestamp === undefined && ruleNamesFor(options).includes('strip-stale-thinking-signatures');
 }
 
 export async function sanitizeSessionFile(params: SanitizeSessionParams): Promise<SessionHygieneStats> {

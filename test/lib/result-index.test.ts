@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ResultIdIndex, hashResultId, scanInputFile, scanResultIds } from '../../lib/result-index.ts';
 import { sanitizeFile } from '../../lib/run.ts';
+import { routeWantsCompactionTime } from '../../lib/session/sanitize.ts';
 import { Writable } from 'node:stream';
 import { readJsonlMessages } from '../../lib/jsonl.ts';
 import { repairToolResultPairing } from '../../transforms/repair-tool-result-pairing.ts';
@@ -120,9 +121,17 @@ describe('compaction summaries in the pre-scan', () => {
         scan.compactionSummaries.map((m) => m.summary),
         ['s1', 's2'],
       );
+      assert.deepEqual((await scanInputFile(file, { compactionSummaries: false })).compactionSummaries, []);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  test('only routes whose rules read the compaction time have the scan look for summaries', () => {
+    assert.equal(routeWantsCompactionTime({ provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' }), true);
+    assert.equal(routeWantsCompactionTime({ provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5', compactionTimestamp: 5 }), false);
+    assert.equal(routeWantsCompactionTime({ provider: 'openai', modelApi: 'openai-responses', modelId: 'gpt-5' }), false);
+    assert.equal(routeWantsCompactionTime({ provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' }), false);
   });
 
   test('sanitizeFile knows the compaction time up front: same output as the holding array API, nothing held', async () => {
