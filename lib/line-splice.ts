@@ -317,4 +317,3 @@ export function splicesFor(line: string, original: Message, edits: readonly Mess
   }
   return splices;
 }
-export const __probe = { membersOf, elementsOf, skipSpace, contentBlockSpans };
