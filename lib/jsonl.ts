@@ -14,6 +14,7 @@
 import { Buffer } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { WriteStream } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
 import { HygieneError } from './errors.ts';
 import { isRecord, type Message } from './types.ts';
@@ -449,6 +450,16 @@ const WRITE_CHUNK_BYTES = 128 * 1024;
 const WRITES_BEFORE_CALLBACK = new WeakSet<Writable>();
 
 /**
+ * Bytes sent after which `drain()` lets the event loop turn even when the destination is not
+ * full. A file stream issues its next write only from the callback of the one before, and that
+ * callback runs only when the loop turns; a pipeline busy with its rules turned it only when the
+ * destination was full, then waited for all 4 MiB to be written with nothing to do: 221 waits
+ * and 0.57-0.71 s on 200k mixed-details messages. With a turn every 512 KiB the write in flight
+ * is done by then and the next one goes out while the rules run (no full waits in that run).
+ */
+export const TURN_BYTES = 512 * 1024;
+
+/**
  * Marks a destination that is done with the buffer it was given when it calls back, as node's
  * own stdout is (a file, a pipe or a terminal), so JsonlWriter may fill that buffer again (file
  * streams need no mark). The command marks its stdout; a library does not look at
@@ -472,6 +483,8 @@ export class JsonlWriter {
   private chunk: Buffer = Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
   private used = 0;
   private blocked = false;
+  /** Bytes sent since the event loop last turned in `drain()`. */
+  private sentSinceTurn = 0;
   /**
    * Chunks the destination has written, to fill again. A fresh 128 KiB chunk per write is memory
    * outside V8's heap, and V8 answers that much external memory (a gigabyte of output) with full
@@ -549,16 +562,27 @@ export class JsonlWriter {
 
   /** @param written called once the destination is done with `data` */
   private send(data: Buffer | string, written?: () => void): void {
+    this.sentSinceTurn += data.length;
     if (!this.output.write(data, written)) this.blocked = true;
   }
 
-  /** Resolves when the destination can take more. */
+  /**
+   * Resolves when the destination can take more. Every TURN_BYTES sent it also lets the event
+   * loop turn once, so the destination's writes keep going while the caller works.
+   */
   async drain(): Promise<void> {
     const output = this.output;
     if (output.destroyed) throw output.errored ?? new Error('the destination was closed');
-    if (!this.blocked) return;
+    if (!this.blocked || !output.writableNeedDrain) {
+      this.blocked = false;
+      if (this.sentSinceTurn < TURN_BYTES) return;
+      this.sentSinceTurn = 0;
+      await nextTurn();
+      if (output.destroyed) throw output.errored ?? new Error('the destination was closed');
+      return;
+    }
     this.blocked = false;
-    if (!output.writableNeedDrain) return;
+    this.sentSinceTurn = 0;
     // 'close' as well as 'drain': a destination destroyed while we wait must not leave us hanging.
     await new Promise<void>((resolve) => {
       const done = (): void => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Buffer } from 'node:buffer';
 import { writtenLines } from '../helpers/written-lines.ts';
-import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, patchedLineOf, readJsonlMessages, stringifyJsonl, stringifyMessage } from '../../lib/jsonl.ts';
+import { JsonlLineParser, JsonlWriter, LineSplitter, parseJsonl, patchedLineOf, readJsonlMessages, stringifyJsonl, stringifyMessage, TURN_BYTES } from '../../lib/jsonl.ts';
 import { recordEdits, removeBlock, setBlockField, setField } from '../../lib/message-edits.ts';
 import { HygieneError } from '../../lib/errors.ts';
 import { OUTPUT_HIGH_WATER_MARK } from '../../lib/atomic-write.ts';
@@ -227,6 +227,33 @@ describe('stream forms', () => {
     writer.write({ role: 'user', content: 'tail' });
     await writer.flush();
     assert.equal(written.join(''), JSON.stringify({ role: 'user', content: big }) + '\n' + '{"role":"user","content":"tail"}\n');
+  });
+
+  test('JsonlWriter lets the destination finish its writes while the caller works, before the destination is full', async () => {
+    // Write callbacks that need the event loop, as a file stream's do; the high-water mark is never reached.
+    const completed: number[] = [];
+    const destination = new Writable({
+      highWaterMark: 64 << 20,
+      write(chunk: Buffer, _encoding, callback) {
+        setImmediate(() => {
+          completed.push(chunk.length);
+          callback();
+        });
+      },
+    });
+    const writer = new JsonlWriter(destination);
+    const line = { role: 'user', content: 'x'.repeat(10 * 1024) };
+    const sent = Math.ceil((2 * TURN_BYTES) / (10 * 1024));
+    for (let i = 1; i <= sent; i++) {
+      writer.write(line);
+      if (i % 10 === 0) await writer.drain();
+    }
+    // A caller that never waits on anything else: only drain() turned the loop.
+    assert.ok(completed.length > 0, 'no write finished while the caller was sending');
+    await writer.flush();
+    destination.end();
+    await finished(destination);
+    assert.equal(completed.reduce((sum, bytes) => sum + bytes, 0), sent * (JSON.stringify(line).length + 1));
   });
 });
 
