@@ -150,6 +150,15 @@ export class JsonlLineParser {
     if (text.charCodeAt(0) !== 123 /* { */) return undefined;
     // The envelope's members are checked by a scan (message-envelope.ts), not parsed.
     if (!isPlainMessageEnvelope(line, at)) return undefined;
+    return this.parseMessageText(text, lineNumber);
+  }
+
+  /**
+   * The message of a `message` entry from its text alone (the value of the entry's last member,
+   * `"message"`), kept as its raw line; undefined when that text is not one JSON object (the
+   * caller then parses the line whole, which reports what is wrong with it).
+   */
+  parseMessageText(text: string, lineNumber: number): Message | undefined {
     let message: unknown;
     try {
       message = JSON.parse(text);

@@ -13,6 +13,12 @@ export interface EntryTexts {
   text(offset: number, length: number): string;
   /** Before `text`: a promise to await when bytes read ahead are to be taken in first; undefined when `text` can be called now. */
   prepare?(offset: number, length: number): Promise<void> | undefined;
+  /**
+   * Where the message of a plain message entry (entry-types.ts, F_PLAIN_ENVELOPE) at `offset`
+   * starts, for `text` of just that: -1 when the entry does not have that shape after all. A
+   * source without it has the read pass parse such entries whole.
+   */
+  messageStart?(offset: number, length: number): number;
   /** How many U+FFFD decoding the entry at `offset` put into its `text` (bytes that were not UTF-8). */
   replacements(text: string, offset: number, length: number): number;
   /** The number an error names for the entry at `offset` (a file's line, a row's seq). */

@@ -52,6 +52,16 @@ export const F_MENTIONS_IMAGE = 32;
 /** Database rules: a `message` entry whose message has `excludeFromContext: true` (OpenClaw 2026.9 leaves it out of the context). */
 export const F_EXCLUDED = 64;
 
+/**
+ * A `message` line whose envelope the prefix scan read whole, in ASCII: `{"type":"message",
+ * "id":…,"parentId":…[,"timestamp":…],"message":{`. Its message's text starts just past the
+ * line's first `"message":`, so the read pass decodes and parses that text alone.
+ */
+export const F_PLAIN_ENVELOPE = 128;
+
+/** In the read plan only (4 bits, as the entry types): a `message` entry flagged F_PLAIN_ENVELOPE. */
+export const T_PLAIN_MESSAGE = 15;
+
 /** Parent slot values besides a name: null, and a parentId that is not a non-empty string. */
 export const PARENT_NULL = -1;
 export const PARENT_INVALID = -2;

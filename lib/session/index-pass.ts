@@ -38,6 +38,7 @@ import {
   F_EXCLUDED,
   F_MENTIONS_IMAGE,
   F_MENTIONS_SUMMARY,
+  F_PLAIN_ENVELOPE,
   F_SIDE,
   F_SPECULATIVE,
   MODEL_SNAPSHOT_CUSTOM_TYPE,
@@ -271,7 +272,7 @@ class IndexBuilder {
   parsed = 0;
   verified = 0;
 
-  private readonly prefix: MessagePrefix = { idStart: 0, idEnd: 0, parentStart: -1, parentEnd: -1, role: 0, resultStart: -1, resultEnd: -1 };
+  private readonly prefix: MessagePrefix = { idStart: 0, idEnd: 0, parentStart: -1, parentEnd: -1, role: 0, resultStart: -1, resultEnd: -1, plainEnvelope: false };
   private readonly appendHits: number[] = [];
   private readonly summaryHits: number[] = [];
   private readonly appendCursor = { at: 0 };
@@ -579,6 +580,7 @@ class IndexBuilder {
     let flags = this.flagBits.get(entry);
     this.roles.set(entry, prefix.role);
     if (hitIn(this.summaryHits, this.summaryCursor, start, end)) flags |= F_MENTIONS_SUMMARY;
+    if (prefix.plainEnvelope) flags |= F_PLAIN_ENVELOPE;
     this.flagBits.set(entry, flags);
     if (prefix.role === ROLE_TOOL_RESULT && prefix.resultStart >= 0) {
       this.result(entry, hashResultId(buffer.toString('utf8', prefix.resultStart, prefix.resultEnd)));

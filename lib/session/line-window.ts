@@ -17,6 +17,11 @@ import type { FileHandle } from 'node:fs/promises';
 import { replacementsIn } from '../utf8-replacements.ts';
 import { utf8Text } from '../utf8-text.ts';
 
+/** The top-level key of a message entry's message (entry-types.ts, F_PLAIN_ENVELOPE). */
+const MESSAGE_KEY = Buffer.from('"message":', 'latin1');
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
 interface ReadAhead {
   /** File offset the read starts at (the window's end when it was issued). */
   readonly at: number;
@@ -92,6 +97,23 @@ export class LineWindow {
   text(offset: number, length: number): string {
     const at = offset - this.start;
     return utf8Text(this.buffer, at, at + length);
+  }
+
+  /**
+   * Where the message of a plain message entry's line [offset, offset + length) starts: just past
+   * the line's first `"message":`, when a `{` follows it and the line ends in `}`; -1 otherwise.
+   */
+  messageStart(offset: number, length: number): number {
+    if (!this.covers(offset, length)) this.load(offset, length);
+    if (!this.covers(offset, length)) return -1;
+    const at = offset - this.start;
+    const end = at + length;
+    const buffer = this.buffer;
+    if (buffer[end - 1] !== CLOSE_BRACE) return -1;
+    const key = buffer.indexOf(MESSAGE_KEY, at);
+    const value = key + MESSAGE_KEY.length;
+    if (key < 0 || value >= end - 1 || buffer[value] !== OPEN_BRACE) return -1;
+    return this.start + value;
   }
 
   /** How many U+FFFD decoding bytes [offset, offset + length) put into `text` (the window covers them). */

@@ -48,6 +48,8 @@ export interface MessagePrefix {
   /** The toolCallId of a tool result read from the prefix (-1 when not read). */
   resultStart: number;
   resultEnd: number;
+  /** The envelope was read up to the message's `{`, and it is ASCII (entry-types.ts, F_PLAIN_ENVELOPE). */
+  plainEnvelope: boolean;
 }
 
 const QUOTE = 0x22;
@@ -83,6 +85,11 @@ const ROLES: ReadonlyArray<[Buffer, number]> = [
   [Buffer.from('compactionSummary"', 'latin1'), ROLE_COMPACTION_SUMMARY],
   [Buffer.from('hookMessage"', 'latin1'), ROLE_HOOK_MESSAGE],
 ];
+
+function isAscii(buffer: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buffer[i]! >= 0x80) return false;
+  return true;
+}
 
 /** A byte that JavaScript's trim() can never remove from an end: printable ASCII other than space. */
 function isSolid(byte: number): boolean {
@@ -122,12 +129,15 @@ export function scanMessagePrefix(buffer: Buffer, start: number, end: number, ou
   out.role = ROLE_UNKNOWN;
   out.resultStart = -1;
   out.resultEnd = -1;
+  out.plainEnvelope = false;
   if (startsWith(buffer, at, end, TIMESTAMP)) {
     const timestampEnd = plainStringEnd(buffer, at + TIMESTAMP.length, end);
     if (timestampEnd < 0 || buffer[timestampEnd + 1] !== 0x2c) return true;
     at = timestampEnd + 2;
   }
   if (!startsWith(buffer, at, end, MESSAGE_ROLE)) return true;
+  // Everything before the message's `{`: the head, the id, the parent and the timestamp (the rest is ASCII by construction).
+  out.plainEnvelope = isAscii(buffer, start, at);
   at += MESSAGE_ROLE.length;
   const roleEnd = plainStringEnd(buffer, at, end);
   if (roleEnd < 0) return true;

@@ -33,7 +33,7 @@ import { ResultIdIndex } from '../result-index.ts';
 import { ReadPlanWriter, type ReadPlanEntries } from './read-plan.ts';
 import { InvalidUtf8Counter, type InvalidUtf8 } from '../utf8-replacements.ts';
 import { LineWindow } from './line-window.ts';
-import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE } from './entry-types.ts';
+import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, F_PLAIN_ENVELOPE, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE, T_PLAIN_MESSAGE } from './entry-types.ts';
 import { collect as collectImages, type ImageCensus } from '../image-census.ts';
 import { ROLE_COMPACTION_SUMMARY } from './prefix-scan.ts';
 import { collectGarbageNow } from '../large-garbage.ts';
@@ -79,6 +79,8 @@ export interface SessionReadStats {
   /** Read pass (filled in when it ends). */
   readMs: number;
   bytesRead: number;
+  /** Read pass: message entries parsed from their message's text alone (entry-types.ts, F_PLAIN_ENVELOPE). */
+  messageTexts: number;
   /** Read pass: byte sequences of the path's lines that were not UTF-8 (read as U+FFFD), when any. */
   invalidUtf8?: InvalidUtf8;
 }
@@ -183,6 +185,7 @@ export function fileEntries(path: string, source: string, identity: { dev: numbe
       return {
         text: (offset, length) => (window.covers(offset, length) ? window.text(offset, length) : window.read(offset, length)),
         prepare: (offset, length) => window.prepare(offset, length),
+        messageStart: (offset, length) => window.messageStart(offset, length),
         replacements: (text, offset, length) => window.replacements(text, offset, length),
         // Line numbers are not kept per entry: an error counts the lines up to its offset.
         lineAt: (offset) => lineNumberAt(handle.fd, offset),
@@ -237,6 +240,26 @@ function messageOfLine(context: LineContext, line: LineRef, text: string, parser
   }
   if (!parsed) message = parseEntry(context, line, text).message;
   return normalizeEntryMessage(message, context.migrateV2);
+}
+
+/**
+ * A plain message entry's message, from the text of the message alone (entry-types.ts,
+ * F_PLAIN_ENVELOPE): neither the envelope nor a slice of the whole line is made, and the raw line
+ * kept for the writer is a string of its own. Undefined when the entry is not of that shape after
+ * all (the caller reads it whole). Its envelope is ASCII, so the message's bytes hold every byte
+ * that was not UTF-8.
+ */
+function plainMessageOf(context: LineContext, texts: EntryTexts, offset: number, length: number, parser: JsonlLineParser, position: number, invalid: InvalidUtf8Counter): Message | undefined {
+  const start = texts.messageStart?.(offset, length) ?? -1;
+  if (start < 0) return undefined;
+  // Up to the entry's closing brace, the line's last byte.
+  const messageLength = offset + length - 1 - start;
+  const text = texts.text(start, messageLength);
+  const message = parser.parseMessageText(text, position);
+  if (message === undefined) return undefined;
+  const replaced = texts.replacements(text, start, messageLength);
+  if (replaced > 0) invalid.note(offset, replaced);
+  return normalizeEntryMessage(message, context.migrateV2) as Message;
 }
 
 function projectLine(context: LineContext, type: number, line: LineRef, text: string, parser: JsonlLineParser | undefined, position: number): unknown {
@@ -317,9 +340,10 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
     const first = summary === undefined ? 1 : 2;
     for (let i = 0; i < n; i++) {
       const entry = plan.entries[i]!;
-      packed.push(index.offset.get(entry), index.length.get(entry), index.type.get(entry));
+      const type = index.type.get(entry);
+      packed.push(index.offset.get(entry), index.length.get(entry), type === T_MESSAGE && (index.flags.get(entry) & F_PLAIN_ENVELOPE) !== 0 ? T_PLAIN_MESSAGE : type);
       if (lines !== undefined) lines[i] = lineOf(index.line.get(entry));
-      if (index.type.get(entry) !== T_MESSAGE) continue;
+      if (type !== T_MESSAGE) continue;
       // Message entries that may hold a compactionSummary message count too (rare: read them).
       let stamp: number | undefined;
       if (index.summaryTimestamps.has(entry)) {
@@ -415,6 +439,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
     indexMs: index.ms,
     readMs: 0,
     bytesRead: prepared.bytesRead,
+    messageTexts: 0,
   };
   const header = index.header;
   const headerRecovered = index.headerRecovered;
@@ -452,10 +477,15 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
         const length = next.length;
         const ready = texts.prepare?.(offset, length);
         if (ready !== undefined) await ready;
-        const text = texts.text(offset, length);
-        const replaced = texts.replacements(text, offset, length);
-        if (replaced > 0) invalid.note(offset, replaced);
-        let message = projectLine(readPlan, next.type, line, text, parser, ++position) as Message;
+        position++;
+        let message = next.type === T_PLAIN_MESSAGE ? plainMessageOf(readPlan, texts, offset, length, parser, position, invalid) : undefined;
+        if (message !== undefined) stats.messageTexts++;
+        else {
+          const text = texts.text(offset, length);
+          const replaced = texts.replacements(text, offset, length);
+          if (replaced > 0) invalid.note(offset, replaced);
+          message = projectLine(readPlan, next.type === T_PLAIN_MESSAGE ? T_MESSAGE : next.type, line, text, parser, position) as Message;
+        }
         if (i < readPlan.checkpointFree) {
           const stripped = withoutReplayCheckpoint(message) as Message;
           // A copy: it keeps the input line (pairing finds results by it), not the raw line it no longer is.

@@ -15,7 +15,7 @@ import {
 
 function scan(line: string): (MessagePrefix & { id: string; parent: string | null; result: string | undefined }) | undefined {
   const buffer = Buffer.from(line);
-  const out: MessagePrefix = { idStart: 0, idEnd: 0, parentStart: 0, parentEnd: 0, role: 0, resultStart: 0, resultEnd: 0 };
+  const out: MessagePrefix = { idStart: 0, idEnd: 0, parentStart: 0, parentEnd: 0, role: 0, resultStart: 0, resultEnd: 0, plainEnvelope: false };
   if (!scanMessagePrefix(buffer, 0, buffer.length, out)) return undefined;
   return {
     ...out,
@@ -49,6 +49,16 @@ test('roles and tool result ids the prefix cannot settle are left unknown', () =
   assert.equal(spaced.result, undefined, 'an id trim() would change is not taken');
   assert.equal(scan('{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolCallId":""}}')!.result, undefined);
   assert.equal(scan('{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolUseId":"x"}}')!.result, undefined);
+});
+
+test('the envelope is plain when the scan read it up to the message, in ASCII', () => {
+  assert.equal(scan('{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"é"}}')!.plainEnvelope, true, 'what follows the envelope does not count');
+  assert.equal(scan('{"type":"message","id":"a","parentId":"b","message":{"role":"assistant"}}')!.plainEnvelope, true);
+  assert.equal(scan('{"type":"message","id":"é","parentId":null,"message":{"role":"user"}}')!.plainEnvelope, false);
+  assert.equal(scan('{"type":"message","id":"a","parentId":"é","message":{"role":"user"}}')!.plainEnvelope, false);
+  assert.equal(scan('{"type":"message","id":"a","parentId":null,"timestamp":"é","message":{"role":"user"}}')!.plainEnvelope, false);
+  assert.equal(scan('{"type":"message","id":"a","parentId":null,"timestamp":"t","extra":1,"message":{"role":"user"}}')!.plainEnvelope, false, 'a member the scan does not read');
+  assert.equal(scan('{"type":"message","id":"a","parentId":null,"message":{"content":"x","role":"user"}}')!.plainEnvelope, false, 'a message that does not start with its role');
 });
 
 test('anything else is left to a full parse', () => {

@@ -147,6 +147,42 @@ describe('what comes with the messages', () => {
     }
   });
 
+  test('a message entry is read from its message text alone when the envelope allows, with the same message, raw line, input line and invalid bytes as the whole line', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const nested = { role: 'user', content: 'n', message: { role: 'assistant' }, timestamp: 4 };
+      const lines = [
+        JSON.stringify(HEADER),
+        JSON.stringify(entry('a', null, user('q'))),
+        // Not ASCII in the envelope: read whole.
+        JSON.stringify(entry('é', 'a', user('r', 2))),
+        // The message is not the last member: its text alone is not JSON, so the line is read whole (and has no raw line).
+        `{"type":"message","id":"c","parentId":"é","timestamp":"2026-07-23T10:00:01.000Z","message":{"role":"user","content":"s","timestamp":3},"extra":{"k":1}}`,
+        // A "message" key inside the message: the envelope's comes first.
+        JSON.stringify(entry('d', 'c', nested)),
+        // Space after the entry: read whole.
+        JSON.stringify(entry('e', 'd', user('t', 5))) + '  ',
+      ];
+      const file = path.join(dir, 's.jsonl');
+      // A byte that is not UTF-8 inside the last plain message's text, on line 7.
+      const [before, after] = JSON.stringify(entry('f', 'e', user('uXv', 6))).split('X') as [string, string];
+      await writeFile(file, Buffer.concat([Buffer.from(lines.join('\n') + '\n' + before), Buffer.from([0xff]), Buffer.from(after + '\n')]));
+      const session = await readSessionMessages(file);
+      const messages = await session.toArray();
+      assert.deepEqual(plain(messages), [user('q'), user('r', 2), user('s', 3), nested, user('t', 5), user('u\ufffdv', 6)]);
+      assert.deepEqual(messages.map((m) => inputLineOf(m)), [1, 2, 3, 4, 5, 6]);
+      assert.equal(rawLineOf(messages[0]!), JSON.stringify(user('q')));
+      assert.equal(rawLineOf(messages[1]!), JSON.stringify(user('r', 2)));
+      assert.equal(rawLineOf(messages[2]!), undefined, 'a line read whole as an entry keeps no raw line');
+      assert.equal(rawLineOf(messages[3]!), JSON.stringify(nested));
+      assert.equal(rawLineOf(messages[5]!), JSON.stringify(user('u\ufffdv', 6)));
+      assert.deepEqual(session.stats.invalidUtf8, { lines: 1, sequences: 1, lineNumbers: [7] });
+      assert.equal(session.stats.messageTexts, 3, 'a, d and f from their message text; the others read whole');
+    } finally {
+      await cleanup();
+    }
+  });
+
   test('compactionSummary messages inside message entries count for the compaction time; none gives null', async () => {
     const { dir, cleanup } = await tempDir();
     try {
