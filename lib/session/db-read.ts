@@ -201,6 +201,7 @@ export async function readDatabaseSession(db: OpenClawDatabase, sessionId: strin
       source: label,
       records,
       reader: { text: (offset, length) => rows.text(offset, length), badRecord: (seq, reason) => { throw badRow(seq, `not valid JSON (${reason})`); } },
+      findImages: options.takeImageCensus === true,
       // Read once the records are in: the spool's size picks the width of the read plan's offsets.
       get size() {
         return rows.size + 1;

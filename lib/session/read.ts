@@ -397,7 +397,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
 export async function readSessionMessages(path: string, options: ReadSessionOptions = {}): Promise<SessionMessages> {
   const source = options.source ?? path;
   const chunkSize = options.chunkSize ?? 1 << 20;
-  const index = await buildSessionIndex(path, { source, chunkSize, fullParse: options.fullParse });
+  const index = await buildSessionIndex(path, { source, chunkSize, fullParse: options.fullParse, findImages: options.takeImageCensus === true });
   return readIndexedSession(index, fileEntries(path, source, { dev: index.dev, ino: index.ino, size: index.size }, chunkSize), options);
 }
 

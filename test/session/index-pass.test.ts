@@ -4,17 +4,17 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildSessionIndex, type SessionIndex } from '../../lib/session/index-pass.ts';
 import { activePath } from '../../lib/session/active-path.ts';
-import { F_DEAD, F_MENTIONS_SUMMARY, T_MESSAGE } from '../../lib/session/entry-types.ts';
+import { F_DEAD, F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, T_MESSAGE } from '../../lib/session/entry-types.ts';
 import { ROLE_ASSISTANT, ROLE_TOOL_RESULT } from '../../lib/session/prefix-scan.ts';
 import { HEADER, assistant, entry, tempDir, user, writeSession } from './helpers/files.ts';
 
-async function indexOf(lines: unknown[], options: { eol?: string; final?: boolean; fullParse?: boolean; raw?: string } = {}): Promise<SessionIndex> {
+async function indexOf(lines: unknown[], options: { eol?: string; final?: boolean; fullParse?: boolean; raw?: string; findImages?: boolean } = {}): Promise<SessionIndex> {
   const { dir, cleanup } = await tempDir();
   try {
     const file = path.join(dir, 's.jsonl');
     if (options.raw !== undefined) await writeFile(file, options.raw);
     else await writeSession(file, lines, options);
-    return await buildSessionIndex(file, { fullParse: options.fullParse });
+    return await buildSessionIndex(file, { fullParse: options.fullParse, findImages: options.findImages });
   } finally {
     await cleanup();
   }
@@ -99,6 +99,15 @@ describe('prefix scan and speculation', () => {
 });
 
 describe('facts kept for later', () => {
+  test('lines that hold "image" are flagged for the census, unless no census is taken', async () => {
+    const lines = [HEADER, entry('a', null, user('q')), entry('b', 'a', { role: 'user', content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })];
+    for (const fullParse of [false, true]) {
+      const flagged = (index: SessionIndex): boolean[] => [0, 1].map((entry) => (index.flags.get(entry) & F_MENTIONS_IMAGE) !== 0);
+      assert.deepEqual(flagged(await indexOf(lines, { fullParse })), [false, true]);
+      assert.deepEqual(flagged(await indexOf(lines, { fullParse, findImages: false })), [false, false]);
+    }
+  });
+
   test('tool result ids, compaction summaries in messages, settings side tables', async () => {
     const index = await indexOf([
       HEADER,
