@@ -28,3 +28,20 @@ test('runs hold every key written, and the filters send few absent keys to disk'
     runs.dispose();
   }
 });
+
+test('a run\'s filter takes 16 bits a key, whatever the key count, and still sends few absent keys to disk', () => {
+  const runs = new HashedRuns();
+  try {
+    // 5000 keys: 156.25 blocks of 512 bits. A count rounded up to a power of two (256 blocks) would take 26 bits a key.
+    const written = keys(5000, 5);
+    runs.write(written.slice(), 5000);
+    const fenceBytes = Math.ceil(5000 / 256) * 8;
+    assert.equal(runs.byteLength, 157 * 64 + fenceBytes);
+    const absent = keys(50_000, 77);
+    for (let i = 0; i < absent.length; i += 2) assert.equal(runs.has(absent[i]!, absent[i + 1]!), false);
+    // About 1 in 1,000 at 16 bits a key (50 expected); a filter that hashed onto too few blocks would pass far more.
+    assert.ok(runs.falseMaybes < 150, `${runs.falseMaybes} disk reads for 50,000 absent keys`);
+  } finally {
+    runs.dispose();
+  }
+});
