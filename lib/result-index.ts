@@ -41,7 +41,7 @@ export const DEFAULT_RESULT_SPILL_IDS = 3 << 14;
  * open-addressing table of typed arrays filled to at most three quarters (no object per id, and
  * nothing for the collector to trace). Past DEFAULT_RESULT_SPILL_IDS ids the table moves its
  * (hash, line) pairs to a sorted run on disk (lib/hashed-runs.ts) and starts again empty: a
- * million results hold about 2.5 bytes each in memory (the runs' filters) instead of 8-16 (8 MiB
+ * million results hold about 2 bytes each in memory (the runs' filters) instead of 8-16 (8 MiB
  * at 1M mixed-details messages). Pairing asks only about calls left unanswered when their frame
  * closes, so the disk is read rarely: a filter's "no" is enough for nearly every id.
  */
