@@ -21,6 +21,7 @@ import type { Message } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 import { HygieneError } from '../lib/errors.ts';
 import { isPairedCallBlock, resultIdOf } from './tool-call-shapes.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 export type ReplayInvariantReason = 'dangling_tool_call' | 'orphan_tool_result';
 
@@ -35,8 +36,8 @@ export function replayInvariantError(reason: ReplayInvariantReason, toolCallId: 
 
 /** The §8 check, fed one message at a time; throws at the first violation. */
 export class ResponsesReplayInvariant {
-  /** Call id → index of the assistant that made it, in insertion order. */
-  private readonly pending = new Map<string, number>();
+  /** Call id → index of the assistant that made it, in insertion order; a new map when it empties (lib/young-maps.ts). */
+  private pending = new Map<string, number>();
   private index = 0;
   /** Results matched to a pending call so far. */
   verified = 0;
@@ -49,7 +50,8 @@ export class ResponsesReplayInvariant {
     if (!isRecord(message)) return;
     if (role === 'toolResult') {
       const id = resultIdOf(message as Message);
-      if (id === undefined || !pending.delete(id)) throw replayInvariantError('orphan_tool_result', id, index);
+      if (id === undefined || !pending.has(id)) throw replayInvariantError('orphan_tool_result', id, index);
+      this.pending = deleteKey(pending, id);
       this.verified++;
       return;
     }

@@ -18,6 +18,7 @@ import type { BufferedRule, Emit, RuleProcessor } from '../lib/rule.ts';
 import type { Message } from '../lib/types.ts';
 import type { TranscriptPolicy } from '../lib/policy.ts';
 import { isPairedCallBlock } from './tool-call-shapes.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 /** The whole-array form, for tests. */
 export function dropOrphanedToolResults(messages: readonly Message[]): { messages: Message[]; dropped: number } {
@@ -39,7 +40,7 @@ class OrphanedResultFilter implements RuleProcessor {
       const id = message.toolCallId;
       const waiting = typeof id === 'string' ? this.open.get(id) : undefined;
       if (waiting !== undefined) {
-        if (waiting === 1) this.open.delete(id as string);
+        if (waiting === 1) this.open = deleteKey(this.open, id as string);
         else this.open.set(id as string, waiting - 1);
         emit(message);
         return;

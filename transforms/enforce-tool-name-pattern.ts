@@ -29,6 +29,7 @@ import type { ContentBlock, Message } from '../lib/types.ts';
 import { recordEdits, setBlockField, type MessageEdit } from '../lib/message-edits.ts';
 import { acceptedToolName, isToolNameAccepted, type ToolNameRule } from '../lib/tool-names.ts';
 import { isCallTypeBlock, isValidToolNameSyntax, rewriteRawIdOf } from './tool-call-shapes.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 /** How long an original name may run in the note before it is cut. */
 const NOTE_NAME_MAX = 200;
@@ -47,7 +48,8 @@ interface Rename {
 
 export class ToolNameEnforcer implements RuleProcessor {
   /** Call id → the renames its results still have to take, in call order. */
-  private readonly pending = new Map<string, Rename[]>();
+  /** Not readonly: replaced by a new map when it empties (lib/young-maps.ts). */
+  private pending = new Map<string, Rename[]>();
 
   constructor(
     private readonly rule: ToolNameRule,
@@ -104,7 +106,7 @@ export class ToolNameEnforcer implements RuleProcessor {
     const queue = this.pending.get(id);
     if (queue === undefined) return message;
     const rename = queue.shift()!;
-    if (queue.length === 0) this.pending.delete(id);
+    if (queue.length === 0) this.pending = deleteKey(this.pending, id);
     this.count('resultsRenamed');
     const out: Message = { ...message, toolName: rename.name };
     if (rename.original === undefined) return out;

@@ -36,6 +36,7 @@ import type { ToolUseIdFamily, TranscriptPolicy } from '../lib/policy.ts';
 import { recordEdits } from '../lib/message-edits.ts';
 import { HashedIdCounter, HashedIdSet } from '../lib/hashed-ids.ts';
 import { isPairedCallBlock, mapCallBlockIds, rewriteRawIdOf, rewriteResultIds, sha256Hex } from './tool-call-shapes.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 /** A call id as each provider accepts it (lib/invariants/anthropic.ts, bedrock.ts, chat-completions.ts). */
 export const TOOL_USE_ID_PATTERNS: Readonly<Record<ToolUseIdFamily, RegExp>> = Object.freeze({
@@ -66,7 +67,8 @@ export class ToolUseIdEnforcer implements RuleProcessor {
   /** The ids seen that could equal an allocated one (couldBeAllocatedId): the others never collide. */
   private readonly seen = new HashedIdSet();
   private readonly occurrences = new HashedIdCounter();
-  private readonly pending = new Map<string, string[]>();
+  /** Not readonly: replaced by a new map when it empties (lib/young-maps.ts). */
+  private pending = new Map<string, string[]>();
 
   private readonly pattern: RegExp;
 
@@ -129,7 +131,7 @@ export class ToolUseIdEnforcer implements RuleProcessor {
     const queue = this.pending.get(raw);
     if (queue === undefined) return message;
     const next = queue.shift()!;
-    if (queue.length === 0) this.pending.delete(raw);
+    if (queue.length === 0) this.pending = deleteKey(this.pending, raw);
     const out = rewriteResultIds(message, next);
     if (out !== message) this.count('resultsRewritten');
     return out;

@@ -22,6 +22,7 @@ import { SpillQueue, SpillStore, messageSize, type SpillCodec, type StoredMessag
 import { lineKeepingCodec } from '../lib/spill-lines.ts';
 import { inputLineOf } from '../lib/input-lines.ts';
 import type { ResultIdIndex } from '../lib/result-index.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 export { SYNTHETIC_TOOL_RESULT_TEXT as MISSING_TOOL_RESULT_TEXT, resultIdOf, isSyntheticToolResult as isSyntheticResult } from './tool-call-shapes.ts';
 /** Codex-style output for OpenAI Responses routes. */
@@ -138,8 +139,9 @@ class PairingCodec implements SpillCodec<Entry> {
 export class ToolResultPairing implements RuleProcessor {
   private readonly held: SpillQueue<Entry>;
   private readonly store = new SpillStore();
-  private readonly spilledSlots = new Map<number, Occurrence>();
-  private readonly unresolvedById = new Map<string, Occurrence[]>();
+  // Not readonly: each is replaced by a new map when it empties (lib/young-maps.ts).
+  private spilledSlots = new Map<number, Occurrence>();
+  private unresolvedById = new Map<string, Occurrence[]>();
   private frame: Frame | undefined;
   private nextSeq = 0;
   private ended = false;
@@ -287,7 +289,7 @@ export class ToolResultPairing implements RuleProcessor {
     if (list === undefined) return;
     const index = list.indexOf(occurrence);
     if (index >= 0) list.splice(index, 1);
-    if (list.length === 0) this.unresolvedById.delete(occurrence.call.id);
+    if (list.length === 0) this.unresolvedById = deleteKey(this.unresolvedById, occurrence.call.id);
   }
 
   /** Emits every held entry whose content can no longer change. */
@@ -361,7 +363,7 @@ export class ToolResultPairing implements RuleProcessor {
     const seq = Number(line.slice(1));
     const occurrence = this.spilledSlots.get(seq);
     if (occurrence === undefined) throw new Error(`spilled slot ${seq} is unknown`);
-    this.spilledSlots.delete(seq);
+    this.spilledSlots = deleteKey(this.spilledSlots, seq);
     return new Slot(occurrence);
   }
 }

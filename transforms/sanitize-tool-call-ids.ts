@@ -43,6 +43,7 @@ import {
   rewriteResultIds,
   sha256Hex,
 } from './tool-call-shapes.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 /** `strict`, `strict9`, or any other string (a variant of strict with `_` separators, §5.4). */
 export type ToolCallIdSanitizeMode = string;
@@ -264,7 +265,8 @@ export class ToolCallIdFold {
   private readonly used: HashedIdSet;
   private readonly assistantOccurrences = new HashedIdCounter();
   private readonly orphanOccurrences = new HashedIdCounter();
-  private readonly pendingByRawId = new Map<string, string[]>();
+  /** Not readonly: replaced by a new map when it empties (lib/young-maps.ts). */
+  private pendingByRawId = new Map<string, string[]>();
   private readonly mode: ToolCallIdSanitizeMode;
   private readonly openaiStyle: boolean;
   private readonly preserveNative: boolean;
@@ -344,7 +346,7 @@ export class ToolCallIdFold {
     const queue = this.pendingByRawId.get(raw);
     if (queue !== undefined) {
       resolved = queue.shift()!;
-      if (queue.length === 0) this.pendingByRawId.delete(raw);
+      if (queue.length === 0) this.pendingByRawId = deleteKey(this.pendingByRawId, raw);
     } else {
       const n = this.orphanOccurrences.increment(raw);
       this.onCount?.('orphanResultIds', 1);

@@ -54,6 +54,7 @@ import {
   normalizeAllowedToolNames,
   resultIdList,
 } from './tool-call-shapes.ts';
+import { deleteKey } from '../lib/young-maps.ts';
 
 export interface ValidateToolCallInputsOptions {
   /** Tool names the runtime still offers (§2.3); calls to others are dropped unless completed. */
@@ -189,7 +190,8 @@ interface Frame {
  */
 class CompletionClassifier {
   private frame: Frame | undefined;
-  private readonly unresolvedById = new Map<string, Occurrence[]>();
+  /** Not readonly: replaced by a new map when it empties (lib/young-maps.ts). */
+  private unresolvedById = new Map<string, Occurrence[]>();
   private ended = false;
   /** The furthest input line seen (only with a result index). */
   private inputLine = 0;
@@ -306,7 +308,7 @@ class CompletionClassifier {
       if (count === 1) candidate!.result = result.real ? REAL : SYNTHETIC;
       // Occurrences that hold a real result can never be candidates again.
       const open = list.filter((occurrence) => occurrence.result !== REAL);
-      if (open.length === 0) this.unresolvedById.delete(result.id);
+      if (open.length === 0) this.unresolvedById = deleteKey(this.unresolvedById, result.id);
       else if (open.length !== list.length) this.unresolvedById.set(result.id, open);
     }
   }
@@ -735,8 +737,8 @@ class ToolCallInputValidation implements RuleProcessor {
    * `peek()` has already read back from the spill file.
    */
   private held = 0;
-  /** Lookahead of held assistants, by input sequence number. */
-  private readonly pending = new Map<number, Pending>();
+  /** Lookahead of held assistants, by input sequence number (not readonly: replaced by a new map when it empties, lib/young-maps.ts). */
+  private pending = new Map<number, Pending>();
   /** The window of the latest held thinking turn, until the next assistant with paired calls. */
   private openWindow: ThinkingWindow | undefined;
   private nextIn = 0;
@@ -811,7 +813,7 @@ class ToolCallInputValidation implements RuleProcessor {
       if (decision === WAIT) return;
       queue.shift();
       this.held--;
-      this.pending.delete(this.nextOut);
+      this.pending = deleteKey(this.pending, this.nextOut);
       this.nextOut++;
       this.apply(decision, emit);
     }
