@@ -46,8 +46,9 @@ function mix(value: number): number {
 
 /**
  * The filter's block for a key: both halves, mixed, then scaled onto the block count (a
- * multiply, not a mask, so the count need not be a power of two; the product of a 32-bit hash
- * and at most 2^26 blocks is exact in a double).
+ * multiply, not a mask, so the count need not be a power of two). The product of a 32-bit hash
+ * and the block count is exact in a double up to 2^21 blocks, a run of 2^26 keys; the tables
+ * write runs of at most 98,304 (lib/hashed-ids.ts), 3,072 blocks.
  */
 function blockOf(blocks: number, hi: number, lo: number): number {
   return Math.floor((mix(hi ^ Math.imul(lo, 0x9e3779b1)) * blocks) / 0x100000000) * BLOCK_WORDS;
