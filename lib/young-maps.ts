@@ -1,8 +1,8 @@
 /**
- * Deleting from a map or set that fills and empties all run long (a rule's open frames, the ids
+ * Deleting from a map that fills and empties all run long (a rule's open frames, the ids
  * it still waits for): the caller goes on with a new, empty one when the delete emptied it.
  *
- * Why: once a map or set has moved to V8's old generation, every new hash table it gets, as it
+ * Why: once a map has moved to V8's old generation, every new hash table it gets, as it
  * grows and as deletes shrink it, is allocated in the old generation too, and the table it
  * replaces stays there as garbage until a full collection. The rules' maps fill and empty with
  * every turn; on 200k mixed-details messages a sampling heap profile of what full collections
@@ -14,10 +14,4 @@
 export function deleteKey<K, V>(map: Map<K, V>, key: K): Map<K, V> {
   map.delete(key);
   return map.size === 0 ? new Map<K, V>() : map;
-}
-
-/** `set` without `value`: the same set, or a new empty one when that was its last value. */
-export function deleteValue<T>(set: Set<T>, value: T): Set<T> {
-  set.delete(value);
-  return set.size === 0 ? new Set<T>() : set;
 }

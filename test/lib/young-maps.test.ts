@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deleteKey, deleteValue } from '../../lib/young-maps.ts';
+import { deleteKey } from '../../lib/young-maps.ts';
 
 test('deleteKey keeps the map while it holds keys, and gives a new empty one when it deletes the last', () => {
   const map = new Map([
@@ -18,10 +18,3 @@ test('deleteKey keeps the map while it holds keys, and gives a new empty one whe
   assert.equal(map.size, 0);
 });
 
-test('deleteValue does the same for a set', () => {
-  const set = new Set([1, 2]);
-  assert.equal(deleteValue(set, 1), set);
-  const emptied = deleteValue(set, 2);
-  assert.notEqual(emptied, set);
-  assert.equal(emptied.size, 0);
-});
