@@ -141,7 +141,14 @@ export class ToolResultPairing implements RuleProcessor {
   private readonly store = new SpillStore();
   // Not readonly: each is replaced by a new map when it empties (lib/young-maps.ts).
   private spilledSlots = new Map<number, Occurrence>();
+  /** Calls still waiting for a real result, except those of closed failed frames: fills and empties with the turns. */
   private unresolvedById = new Map<string, Occurrence[]>();
+  /**
+   * Unanswered calls of closed failed frames. Nothing emits them, so nothing ever finalizes them:
+   * kept apart, they no longer stop the map above from emptying, and this one only grows (its
+   * tables are garbage once per doubling, not once per turn).
+   */
+  private failedUnresolvedById = new Map<string, Occurrence[]>();
   private frame: Frame | undefined;
   private nextSeq = 0;
   private ended = false;
@@ -178,7 +185,7 @@ export class ToolResultPairing implements RuleProcessor {
 
   private openFrame(assistant: Message, calls: PairedCall[]): void {
     const failed = isFailed(assistant);
-    if (this.frame !== undefined) this.frame.closed = true;
+    if (this.frame !== undefined) this.closeFrame(this.frame);
     const frame: Frame = { occurrences: [], failed, closed: false };
     const occurrences = calls.map(
       (call): Occurrence => ({ call, frame, failed, result: undefined, stored: false, resultBytes: 0, synthetic: false, slotSpilled: false, seq: this.nextSeq++ }),
@@ -197,6 +204,20 @@ export class ToolResultPairing implements RuleProcessor {
     }
     this.held.push(assistant);
     for (const occurrence of occurrences) this.held.push(new Slot(occurrence));
+  }
+
+  private closeFrame(frame: Frame): void {
+    frame.closed = true;
+    if (!frame.failed) return;
+    for (const occurrence of frame.occurrences) {
+      if (!this.removeUnresolved(this.unresolvedById, occurrence)) continue;
+      // With an index, a call no later line answers can never be claimed: forget it.
+      const index = this.options.resultIndex;
+      if (index !== undefined && index.lastLineOf(occurrence.call.id) <= this.inputLine) continue;
+      const list = this.failedUnresolvedById.get(occurrence.call.id);
+      if (list === undefined) this.failedUnresolvedById.set(occurrence.call.id, [occurrence]);
+      else list.push(occurrence);
+    }
   }
 
   private placeResult(source: Message): void {
@@ -244,11 +265,12 @@ export class ToolResultPairing implements RuleProcessor {
 
   /** §4.2: a result whose id no call of its own frame has: move it back to its one unresolved owner, or drop it. */
   private claimDisplaced(result: Message, id: string | undefined): void {
-    const list = id === undefined ? undefined : this.unresolvedById.get(id);
     const real = !isSyntheticToolResult(result);
     let candidate: Occurrence | undefined;
     let candidates = 0;
-    if (list !== undefined) {
+    for (const map of [this.failedUnresolvedById, this.unresolvedById]) {
+      const list = id === undefined ? undefined : map.get(id);
+      if (list === undefined) continue;
       for (const occurrence of list) {
         if (occurrence.result === undefined || (real && occurrence.synthetic)) {
           candidate = occurrence;
@@ -285,11 +307,22 @@ export class ToolResultPairing implements RuleProcessor {
   }
 
   private resolve(occurrence: Occurrence): void {
-    const list = this.unresolvedById.get(occurrence.call.id);
-    if (list === undefined) return;
+    if (occurrence.failed && occurrence.frame.closed) this.removeUnresolved(this.failedUnresolvedById, occurrence);
+    else this.removeUnresolved(this.unresolvedById, occurrence);
+  }
+
+  /** Takes `occurrence` out of `map` (one of the two unresolved maps); false when it was not there. */
+  private removeUnresolved(map: Map<string, Occurrence[]>, occurrence: Occurrence): boolean {
+    const list = map.get(occurrence.call.id);
+    if (list === undefined) return false;
     const index = list.indexOf(occurrence);
-    if (index >= 0) list.splice(index, 1);
-    if (list.length === 0) this.unresolvedById = deleteKey(this.unresolvedById, occurrence.call.id);
+    if (index < 0) return false;
+    list.splice(index, 1);
+    if (list.length > 0) return true;
+    const rest = deleteKey(map, occurrence.call.id);
+    if (map === this.unresolvedById) this.unresolvedById = rest;
+    else this.failedUnresolvedById = rest;
+    return true;
   }
 
   /** Emits every held entry whose content can no longer change. */

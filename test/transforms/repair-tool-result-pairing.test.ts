@@ -10,8 +10,11 @@ import {
   pairedCallsOf,
   repairToolResultPairing,
   resultIdOf,
+  ToolResultPairing,
 } from '../../transforms/repair-tool-result-pairing.ts';
 import type { Message } from '../../lib/types.ts';
+import { ResultIdIndex } from '../../lib/result-index.ts';
+import { recordInputLine } from '../../lib/input-lines.ts';
 import { TEST_NOW, deepFreeze } from '../helpers/build.ts';
 
 const now = (): number => TEST_NOW;
@@ -197,6 +200,70 @@ describe('bounded memory', () => {
     assert.equal(large.counts.spilledEntries, undefined);
     const leftovers = readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('transcript-hygiene-'));
     assert.deepEqual(leftovers, []);
+  });
+
+  /** Streams `input` through a pairing (with input lines and the index when given); returns the output, counts and the pairing. */
+  function pairWith(input: Message[], resultIndex?: ResultIdIndex) {
+    const counts: Record<string, number> = {};
+    const out: Message[] = [];
+    const pairing = new ToolResultPairing({
+      missingResultText: MISSING_TOOL_RESULT_TEXT,
+      memoryBudgetBytes: 1024 ** 3,
+      now,
+      count: (counter, n = 1) => void (counts[counter] = (counts[counter] ?? 0) + n),
+      resultIndex,
+    });
+    const emit = (message: Message): void => void out.push(message);
+    input.forEach((message, i) => {
+      const copy = structuredClone(message);
+      if (resultIndex !== undefined) recordInputLine(copy, i + 1);
+      pairing.push(copy, emit);
+    });
+    pairing.end(emit);
+    pairing.dispose();
+    return { out, counts, pairing: pairing as unknown as { unresolvedById: Map<string, unknown>; failedUnresolvedById: Map<string, unknown> } };
+  }
+
+  /** Frames whose calls are all answered, after one failed frame whose calls never are. */
+  const afterFailedFrame = (frames: number): Message[] => {
+    const input: Message[] = [U('q'), A([call('lost-1'), call('lost-2')], { stopReason: 'error' })];
+    for (let i = 0; i < frames; i++) input.push(U(`q${i}`), A([call(`c${i}`)]), R(`c${i}`));
+    return input;
+  };
+
+  test("a closed failed frame's unanswered calls move out of the open calls' map, which empties again", () => {
+    const { out, pairing } = pairWith(afterFailedFrame(50));
+    assert.equal(out.length, 1 + 50 * 3);
+    // Had they stayed, the map would never empty and would churn in the old generation for the whole run.
+    assert.equal(pairing.unresolvedById.size, 0);
+    assert.deepEqual([...pairing.failedUnresolvedById.keys()], ['lost-1', 'lost-2']);
+  });
+
+  test("a failed frame's unanswered call still claims a late result after it moved (spec E1, several frames on)", () => {
+    const input = [A([call('a')]), U('u'), A([call('a')], { stopReason: 'aborted' }), ...afterFailedFrame(3).slice(2), R('a', 'late')];
+    const { out, counts } = pairWith(input);
+    assert.deepEqual(out.slice(0, 2), [A([call('a')]), SYN('a')]);
+    assert.equal(counts.orphansDropped, 1);
+    assert.equal(counts.moved, undefined);
+    // With the failed frame's call the only owner left, the late result moves to it and leaves with its frame.
+    const single = pairWith([A([call('a')], { stopReason: 'aborted' }), ...afterFailedFrame(3).slice(2), R('a', 'late')]);
+    assert.equal(single.counts.moved, 1);
+    assert.equal(single.out.some((message) => message.toolCallId === 'a'), false);
+  });
+
+  test('with a result index, a failed call that no later line answers is forgotten, and one that a later line answers is kept', () => {
+    const input = [...afterFailedFrame(3), R('lost-2', 'late')];
+    const index = new ResultIdIndex();
+    input.forEach((message, i) => {
+      if (message.role === 'toolResult') index.record(message.toolCallId as string, i + 1);
+    });
+    const { out, counts, pairing } = pairWith(input, index);
+    assert.deepEqual([...pairing.failedUnresolvedById.keys()], []);
+    assert.equal(counts.moved, 1);
+    assert.equal(out.length, 1 + 3 * 3);
+    const withoutIndex = pairWith(input);
+    assert.deepEqual(withoutIndex.out, out);
+    assert.deepEqual([...withoutIndex.pairing.failedUnresolvedById.keys()], ['lost-1']);
   });
 
   test('with everything answered, frames stream out and nothing is held', () => {
