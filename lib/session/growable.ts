@@ -11,7 +11,9 @@ const BLOCK = 1 << SHIFT;
 const MASK = BLOCK - 1;
 
 export class Blocks<T extends TypedArray> {
-  private readonly blocks: T[] = [];
+  /** Undefined below `released`: blocks given back by releaseBefore. */
+  private readonly blocks: Array<T | undefined> = [];
+  private released = 0;
   length = 0;
 
   constructor(
@@ -41,10 +43,20 @@ export class Blocks<T extends TypedArray> {
     if (index >= this.length) this.length = index + 1;
   }
 
+  /**
+   * Gives back every block that holds only indices below `index`, for a walk that never goes
+   * back (the read plan's, which would otherwise hold about 4 bytes an entry to its end). Their
+   * indices can no longer be read or written.
+   */
+  releaseBefore(index: number): void {
+    const below = index >= this.length ? this.blocks.length : index >>> SHIFT;
+    for (; this.released < below; this.released++) this.blocks[this.released] = undefined;
+  }
+
   /** Bytes held. */
   get byteLength(): number {
     let bytes = 0;
-    for (const block of this.blocks) bytes += block.byteLength;
+    for (const block of this.blocks) bytes += block?.byteLength ?? 0;
     return bytes;
   }
 

@@ -55,7 +55,16 @@ export class ReadPlanEntries {
   }
 
   cursor(): ReadPlanCursor {
-    return new ReadPlanCursor(this.bytes, this.length);
+    return new ReadPlanCursor(this.bytes, this.length, false);
+  }
+
+  /**
+   * The last walk: gives back each 64 KiB block once the walk has left it, so the plan shrinks as
+   * the read pass goes on instead of holding about 4 MB to the end of a 1M-entry file, when the
+   * rules hold the most. The plan cannot be walked again.
+   */
+  consume(): ReadPlanCursor {
+    return new ReadPlanCursor(this.bytes, this.length, true);
   }
 }
 
@@ -71,12 +80,14 @@ export class ReadPlanCursor {
   constructor(
     private readonly bytes: Blocks<Uint8Array>,
     count: number,
+    private readonly releasing: boolean,
   ) {
     this.left = count;
   }
 
   /** False at the end of the plan. */
   next(): boolean {
+    if (this.releasing) this.bytes.releaseBefore(this.at);
     if (this.left === 0) return false;
     this.left--;
     const zigzag = this.readVarint();

@@ -469,7 +469,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
       }
       let batch: Message[] = [];
       let bytes = 0;
-      const next = readPlan.plan.cursor();
+      const next = readPlan.plan.consume();
       let offset = 0;
       const line = (): number => texts.lineAt(offset);
       for (let i = 0; next.next(); i++) {

@@ -70,3 +70,17 @@ test('stepped numbers read back exactly, however the step breaks, and keep only 
   for (let i = 0; i < 1000; i++) assert.equal(everyOther.get(i), 2 * i + 1);
   assert.equal(new SteppedNumbers().length, 0);
 });
+
+test('releaseBefore gives back only the blocks wholly below the index', () => {
+  const values = uint8s();
+  for (let i = 0; i < 3 * 65_536 + 10; i++) values.push(i & 255);
+  values.releaseBefore(65_536 + 5);
+  assert.equal(values.byteLength, 3 * 65_536, 'the first block is gone, the one holding the index stays');
+  assert.equal(values.get(65_536), 0);
+  assert.equal(values.get(65_536 + 5), 5);
+  assert.throws(() => values.get(10), TypeError);
+  values.releaseBefore(10);
+  assert.equal(values.byteLength, 3 * 65_536, 'releasing less than before changes nothing');
+  values.releaseBefore(10 ** 9);
+  assert.equal(values.byteLength, 0);
+});

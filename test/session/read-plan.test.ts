@@ -36,3 +36,28 @@ test('consecutive lines of a few KB take about 4 bytes an entry', () => {
   const plan = writer.finish();
   assert.ok(plan.byteLength <= 200_000 * 4.5, `${plan.byteLength} bytes for 200,000 entries`);
 });
+
+test('the consuming walk reads the same entries and gives back each block it has left', () => {
+  const writer = new ReadPlanWriter();
+  const entries: Array<[number, number, number]> = [];
+  let offset = 0;
+  for (let i = 0; i < 100_000; i++) {
+    const length = 3000 + (i % 500);
+    entries.push([offset, length, i % 16]);
+    writer.push(offset, length, i % 16);
+    offset += length + 1;
+  }
+  const plan = writer.finish();
+  const full = plan.byteLength;
+  assert.ok(full > 5 * 65_536, `${full} bytes: several blocks`);
+  const cursor = plan.consume();
+  const read: Array<[number, number, number]> = [];
+  let halfway = 0;
+  while (cursor.next()) {
+    read.push([cursor.offset, cursor.length, cursor.type]);
+    if (read.length === 50_000) halfway = plan.byteLength;
+  }
+  assert.deepEqual(read, entries);
+  assert.ok(halfway < full * 0.6, `halfway the plan still held ${halfway} of ${full} bytes`);
+  assert.equal(plan.byteLength, 0, 'every block is given back at the end');
+});
