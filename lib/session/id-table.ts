@@ -6,18 +6,19 @@
  * Writers give new entries the first 8 hex digits of a UUID, so an id of exactly 8 lowercase
  * hex digits is stored as its 32-bit value in an open-addressing table of typed arrays
  * (exact: the packing is a bijection, so there are no collisions to resolve; at most 3/4 full). Any other id
- * (full UUIDs, `repair-<uuid>`, test ids like `msg-1`) goes into a Map. Measured on 1.15M
- * 8-hex ids: about 24 bytes a name with this table against about 80 with Map<string, number>.
+ * (full UUIDs, `repair-<uuid>`, test ids like `msg-1`) goes into a Map. At 1M 8-hex ids: about
+ * 16 bytes a name with this table (21 with the keys in the slots) against about 80 with
+ * Map<string, number>.
  *
  * Per name the table also keeps the last entry registered under it (`entryOf`), which is how
  * "a duplicate id: the last record wins" comes out.
  */
 import { Buffer } from 'node:buffer';
-import { int32s, type Blocks } from './growable.ts';
+import { int32s, uint32s, type Blocks } from './growable.ts';
 import { collectGarbageNow } from '../large-garbage.ts';
 
 const EMPTY = -1;
-/** Slots from which the tables a rehash replaces (8 bytes a slot) are collected at once: 4 MiB. */
+/** Slots from which the table a rehash replaces (4 bytes a slot) is collected at once: 2 MiB. */
 const COLLECT_REPLACED_SLOTS = 1 << 19;
 
 function hexDigit(code: number): number {
@@ -50,8 +51,16 @@ function packHexBytes(buffer: Buffer, start: number, end: number): number {
 }
 
 export class IdTable {
-  private keys = new Uint32Array(1 << 12);
+  /**
+   * Open addressing over names alone (4 bytes a slot); a slot's key is the hex value of its name,
+   * kept per name in `hexOf`. Keys beside the names took 8 bytes a slot: at 1M ids the table has
+   * 2^21 slots, and while it doubled the old and the new tables and their keys (24 MiB, all
+   * touched by the fill and the rehash) made the index pass's peak, 17 MB above the samples
+   * around it in a 1M-entry run.
+   */
   private slots = new Int32Array(1 << 12).fill(EMPTY);
+  /** Per name: the 32-bit value of its 8-hex-digit id (0 for a name of another id, never looked up). */
+  private hexOf: Blocks<Uint32Array> = uint32s();
   private sealed = false;
   private mask = (1 << 12) - 1;
   private hexCount = 0;
@@ -66,13 +75,13 @@ export class IdTable {
 
   /**
    * Ends interning: keeps the id strings of `keep` (idOf still answers for them) and lets go of
-   * the hex table, 8 bytes a slot, up to 16 MiB at 1M entries. The read pass needs only
+   * the hex table and the hex values, 8-12 bytes an id at 1M entries. The read pass needs only
    * `entryOf`, and the id of the leaf.
    */
   seal(keep: readonly number[]): void {
     for (const name of keep) if (name >= 0) this.otherIds.set(name, this.idOf(name));
-    this.keys = new Uint32Array(0);
     this.slots = new Int32Array(0);
+    this.hexOf = uint32s();
     this.sealed = true;
   }
 
@@ -114,27 +123,26 @@ export class IdTable {
     const other = this.otherIds.get(name);
     if (other !== undefined) return other;
     if (this.sealed) throw new Error('IdTable: sealed, and this id was not kept');
-    const slot = this.slots.indexOf(name);
-    return this.keys[slot]!.toString(16).padStart(8, '0');
+    return this.hexOf.get(name).toString(16).padStart(8, '0');
   }
 
   /** Bytes held by the typed arrays (the Map of other ids is not counted). */
   get byteLength(): number {
-    return this.keys.byteLength + this.slots.byteLength + this.entryOf.byteLength;
+    return this.slots.byteLength + this.hexOf.byteLength + this.entryOf.byteLength;
   }
 
   private internHex(value: number): number {
     const slot = this.findSlot(value);
     const found = this.slots[slot]!;
     if (found !== EMPTY) return found;
-    const name = this.newName();
-    this.keys[slot] = value;
+    const name = this.newName(value);
     this.slots[slot] = name;
     if (++this.hexCount * 4 > this.slots.length * 3) this.rehash();
     return name;
   }
 
-  private newName(): number {
+  private newName(hex = 0): number {
+    this.hexOf.push(hex);
     return this.entryOf.push(-1);
   }
 
@@ -142,26 +150,25 @@ export class IdTable {
     let slot = (Math.imul(value, 0x9e3779b1) >>> 0) & this.mask;
     for (;;) {
       const name = this.slots[slot]!;
-      if (name === EMPTY || this.keys[slot] === value) return slot;
+      if (name === EMPTY || this.hexOf.get(name) === value) return slot;
       slot = (slot + 1) & this.mask;
     }
   }
 
   private rehash(): void {
-    const oldKeys = this.keys;
     const oldSlots = this.slots;
     const size = oldSlots.length * 2;
-    this.keys = new Uint32Array(size);
     this.slots = new Int32Array(size).fill(EMPTY);
     this.mask = size - 1;
     for (let i = 0; i < oldSlots.length; i++) {
       const name = oldSlots[i]!;
       if (name === EMPTY) continue;
-      const slot = this.findSlot(oldKeys[i]!);
-      this.keys[slot] = oldKeys[i]!;
+      // Every name in the old table is distinct: the first empty slot is its place.
+      let slot = (Math.imul(this.hexOf.get(name), 0x9e3779b1) >>> 0) & this.mask;
+      while (this.slots[slot] !== EMPTY) slot = (slot + 1) & this.mask;
       this.slots[slot] = name;
     }
-    // Left to the collector, the replaced tables (8 MiB at 1M ids) were still resident when the
+    // Left to the collector, the replaced table (4 MiB at 1M ids) was still resident when the
     // index pass peaked, a few seconds later.
     if (oldSlots.length >= COLLECT_REPLACED_SLOTS) collectGarbageNow();
   }
