@@ -326,6 +326,10 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
     const resetKept = (window: Int32Array): Int32Array =>
       resetKeptEntries(window, (entry) => parseEntry(context, index.line.get(entry), texts.text(index.offset.get(entry), index.length.get(entry))).message);
     const plan = planEmission(index, activePath(index), { resetKept });
+    // The tree has been walked: its links (8 bytes an entry, 8 MB at 1M) go before the read plan
+    // and the result index are built beside the rest of the index, this pass's peak.
+    index.parentName.releaseBefore(Infinity);
+    index.ids.entryOf.releaseBefore(Infinity);
     let summary: Message | undefined;
     let compactionAt: number | undefined;
     if (plan.compaction >= 0) {
