@@ -54,9 +54,9 @@ export class IdTable {
   /**
    * Open addressing over names alone (4 bytes a slot); a slot's key is the hex value of its name,
    * kept per name in `hexOf`. Keys beside the names took 8 bytes a slot: at 1M ids the table has
-   * 2^21 slots, and while it doubled the old and the new tables and their keys (24 MiB, all
-   * touched by the fill and the rehash) made the index pass's peak, 17 MB above the samples
-   * around it in a 1M-entry run.
+   * 2^21 slots, and while it doubled, the old and the new tables with their keys (24 MiB, all
+   * touched by the fill and the rehash) stood side by side: the high-water mark of a 1M-entry
+   * run jumped 17 MB above the RSS sampled around it there.
    */
   private slots = new Int32Array(1 << 12).fill(EMPTY);
   /** Per name: the 32-bit value of its 8-hex-digit id (0 for a name of another id, never looked up). */
