@@ -35,9 +35,10 @@
  * --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
  * files), --dir DIR (where to generate; default the OS temporary directory), --results FILE
  * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts),
- * --pairs N (after the bare messages of a workload, N pairs of runs side by side per route, the
- * session file then the bare messages of the same messages: the medians' time, CPU time and peak
- * RSS, session over bare; issue 27 asks within 10%), --parse-floor (after each floor, the floor's
+ * --pairs N (once a workload has run both as a session file and as bare messages, in either
+ * order, N pairs of runs side by side per route, the session file then the bare messages of the
+ * same messages: the medians' time, CPU time and peak RSS, session over bare; issue 27 asks within
+ * 10%), --parse-floor (after each floor, the floor's
  * read, split and JSON.parse alone, nothing stringified or written: the part of the floor that any
  * pipeline handing its rules message objects pays too, as a ratio like the routes'), --repeat N
  * (N rounds on each file, each round the floor then every route, one line per round with its
@@ -160,8 +161,9 @@ try {
   for (const size of sizes) {
     for (const workload of workloads) {
       const mixed = workload === 'mixed-provider' || workload === 'mixed-details';
-      /** The session file of this workload and size, kept for the pairs against bare messages. */
-      let sessionInput: { path: string; messages: number } | undefined;
+      /** The session file and the bare messages of this workload and size, kept for the pairs (whichever comes first waits for the other). */
+      const pairInputs: { session?: string; messages?: string } = {};
+      const pairsWanted = SESSION_PAIRS > 0 && formats.includes('session') && formats.includes('messages');
       for (const format of formats) {
         const bare = format === 'messages';
         const database = format === 'database';
@@ -227,15 +229,15 @@ try {
             );
           }
         }
-        if (bare && sessionInput !== undefined && SESSION_PAIRS > 0) {
-          for (const route of routes) await compareFormats(sessionInput.path, input, output, route);
-        }
-        const keepForPairs = format === 'session' && SESSION_PAIRS > 0 && formats.includes('messages');
-        if (keepForPairs) sessionInput = { path: input, messages: generated.messages };
+        const keepForPairs = pairsWanted && (format === 'session' || format === 'messages');
+        if (keepForPairs) pairInputs[format] = input;
         else if (!values.keep) await rm(input, { force: true });
         if (!values.keep) await rm(databaseFile, { force: true });
+        if (keepForPairs && pairInputs.session !== undefined && pairInputs.messages !== undefined) {
+          for (const route of routes) await compareFormats(pairInputs.session, pairInputs.messages, output, route);
+          if (!values.keep) for (const kept of [pairInputs.session, pairInputs.messages]) await rm(kept, { force: true });
+        }
       }
-      if (sessionInput !== undefined && !values.keep) await rm(sessionInput.path, { force: true });
     }
   }
   let imageRows: ImageRow[] = [];

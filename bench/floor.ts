@@ -15,6 +15,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { peakRssKb } from '../lib/peak-rss.ts';
+import { benchArgs, benchUsageError } from './args.ts';
 
 /** The input's non-empty lines, a chunk's worth at a time (the floor's own reading and splitting). */
 async function* chunkLines(input: string): AsyncGenerator<string[]> {
@@ -57,7 +58,9 @@ async function runParseFloor(input: string): Promise<{ ms: number; messages: num
 }
 
 if (process.argv[1]?.endsWith('floor.ts')) {
-  const [input, output] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
-  const result = await runFloor(input!, output!, process.argv.includes('--parse-only'));
+  const { values, positionals } = benchArgs(import.meta.url, { options: { 'parse-only': { type: 'boolean' } }, allowPositionals: true });
+  if (positionals.length !== 2) benchUsageError(import.meta.url, `expected IN OUT, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}`);
+  const [input, output] = positionals;
+  const result = await runFloor(input!, output!, values['parse-only'] === true);
   process.stdout.write(JSON.stringify({ ...result, maxRssKb: peakRssKb() }) + '\n');
 }

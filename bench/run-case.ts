@@ -14,12 +14,18 @@ import { sanitizeFile } from '../lib/run.ts';
 import { sanitizeDatabaseSession } from '../lib/session/db-sanitize.ts';
 import { OUTPUT_HIGH_WATER_MARK } from '../lib/atomic-write.ts';
 import { peakRssKb } from '../lib/peak-rss.ts';
+import { benchArgs, benchUsageError } from './args.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-const mode = flag('redact');
-const budget = flag('memory-budget');
-const [input, output, provider, modelApi, modelId, session] = args.filter((arg) => !arg.startsWith('--'));
+const { values, positionals } = benchArgs(import.meta.url, {
+  options: { redact: { type: 'string' }, 'memory-budget': { type: 'string' } },
+  allowPositionals: true,
+});
+const mode = values.redact;
+const budget = values['memory-budget'];
+if (positionals.length < 5 || positionals.length > 6) benchUsageError(import.meta.url, `expected IN OUT PROVIDER MODEL_API MODEL_ID [SESSION], got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}`);
+if (mode !== undefined && mode !== 'redact' && mode !== 'redact-no-generic') benchUsageError(import.meta.url, `--redact: ${mode} is not redact or redact-no-generic`);
+if (budget !== undefined && !(Number(budget) > 0)) benchUsageError(import.meta.url, `--memory-budget: ${budget} is not a number of bytes`);
+const [input, output, provider, modelApi, modelId, session] = positionals;
 const started = performance.now();
 const cpuStart = process.cpuUsage();
 // The command's own output setting (lib/atomic-write.ts), so the case measures what `-o` does.

@@ -62,4 +62,11 @@ test('a value a bench script cannot use is one line and exit code 2, before any 
   const route = await run('runner.ts', ['--route', 'nope', '--sizes', '10']);
   assert.equal(route.code, 2);
   assert.match(route.stderr, /^bench\/runner\.ts: --route: nope is not one of anthropic, openai-responses .*\n$/);
+  // The children the benches start: a missing argument is named, not a stack trace from the first use of it.
+  const runCase = await run('run-case.ts', ['in.jsonl']);
+  assert.equal(runCase.code, 2);
+  assert.equal(runCase.stderr, 'bench/run-case.ts: expected IN OUT PROVIDER MODEL_API MODEL_ID [SESSION], got 1 argument (--help lists the options)\n');
+  const floor = await run('floor.ts', ['in.jsonl', 'out.jsonl', 'extra']);
+  assert.equal(floor.code, 2);
+  assert.equal(floor.stderr, 'bench/floor.ts: expected IN OUT, got 3 arguments (--help lists the options)\n');
 });
