@@ -22,11 +22,12 @@
  * (95%) also carries pi's runtime-only `details` (an exit code and truncation, a diff, a path),
  * which every route strips: most lines change, as on the held-out workload of that issue.
  *
- * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--workload agent|mixed-provider|mixed-details] [--seed 1] OUT.jsonl
+ * Usage: node --import tsx bench/generate.ts --messages 100000 [--format session|messages] [--workload agent|mixed-provider|mixed-details] [--seed 1] [--compaction-every 20000] OUT.jsonl
+ * (--compaction-every: a compaction entry about every N messages of a session file; 0 for none, as `npm run bench` writes them)
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { benchArgs } from './args.ts';
+import { benchArgs, benchUsageError } from './args.ts';
 
 export type Workload = 'agent' | 'mixed-provider' | 'mixed-details';
 
@@ -304,19 +305,28 @@ export async function generateSession(path: string, options: GenerateOptions): P
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/'));
 if (isMain) {
   const { values, positionals } = benchArgs(import.meta.url, {
-    options: { messages: { type: 'string' }, format: { type: 'string' }, workload: { type: 'string' }, seed: { type: 'string' } },
+    options: { messages: { type: 'string' }, format: { type: 'string' }, workload: { type: 'string' }, seed: { type: 'string' }, 'compaction-every': { type: 'string' } },
     allowPositionals: true,
   });
   const target = positionals[0];
-  if (target === undefined || values.messages === undefined) {
-    process.stderr.write('usage: node --import tsx bench/generate.ts --messages N [--format session|messages] [--seed S] OUT.jsonl\n');
-    process.exit(2);
-  }
+  if (target === undefined || values.messages === undefined) benchUsageError(import.meta.url, '--messages N and OUT.jsonl are required');
+  const count = (name: string, value: string | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) benchUsageError(import.meta.url, `--${name}: ${value} is not a count`);
+    return n;
+  };
+  const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T => {
+    if (value === undefined) return allowed[0]!;
+    if (!(allowed as readonly string[]).includes(value)) benchUsageError(import.meta.url, `--${name}: ${value} is not one of ${allowed.join(', ')}`);
+    return value as T;
+  };
   const summary = await generateSession(target, {
-    messages: Number(values.messages),
-    format: values.format === 'messages' ? 'messages' : 'session',
-    workload: values.workload === 'mixed-provider' || values.workload === 'mixed-details' ? values.workload : 'agent',
-    seed: values.seed === undefined ? 1 : Number(values.seed),
+    messages: count('messages', values.messages, 0),
+    format: oneOf('format', values.format, ['session', 'messages'] as const),
+    workload: oneOf('workload', values.workload, ['agent', 'mixed-provider', 'mixed-details'] as const),
+    seed: count('seed', values.seed, 1),
+    compactionEvery: count('compaction-every', values['compaction-every'], 20_000),
   });
   process.stdout.write(JSON.stringify(summary) + '\n');
 }

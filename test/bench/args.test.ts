@@ -66,6 +66,10 @@ test('a value a bench script cannot use is one line and exit code 2, before any 
   const runCase = await run('run-case.ts', ['in.jsonl']);
   assert.equal(runCase.code, 2);
   assert.equal(runCase.stderr, 'bench/run-case.ts: expected IN OUT PROVIDER MODEL_API MODEL_ID [SESSION], got 1 argument (--help lists the options)\n');
+  // A misspelt workload used to fall back to `agent` and generate the wrong transcript.
+  const workload = await run('generate.ts', ['--messages', '10', '--workload', 'mixed-detials', 'out.jsonl']);
+  assert.equal(workload.code, 2);
+  assert.equal(workload.stderr, 'bench/generate.ts: --workload: mixed-detials is not one of agent, mixed-provider, mixed-details (--help lists the options)\n');
   const floor = await run('floor.ts', ['in.jsonl', 'out.jsonl', 'extra']);
   assert.equal(floor.code, 2);
   assert.equal(floor.stderr, 'bench/floor.ts: expected IN OUT, got 3 arguments (--help lists the options)\n');
