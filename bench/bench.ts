@@ -41,7 +41,8 @@
  * 10%), --parse-floor (after each floor, the floor's
  * read, split and JSON.parse alone, nothing stringified or written: the part of the floor that any
  * pipeline handing its rules message objects pays too, as a ratio like the routes'), --repeat N
- * (N rounds on each file, each round the floor then every route, one line per round with its
+ * (N rounds on each file, each round the floor and every route, in an order that rotates from
+ * round to round so that no case always follows the floor; one line per round with its
  * ratios; a row then holds the medians of its N runs, its ratio is median floor over median
  * route, and the lowest and highest ratio of one round are printed beside it: on these machines
  * one 200k-message run moves by 10% from one minute to the next).
@@ -63,6 +64,7 @@ import { runtimeNode } from '../scripts/provision.mjs';
 import { generateSession, type Workload } from './generate.ts';
 import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, median, type Measurement } from './measure.ts';
 import { runImageBench, type ImageRow } from './image-case.ts';
+import { roundOrder } from './round-order.ts';
 import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
 import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
@@ -180,20 +182,29 @@ try {
         }
         const output = path.join(dir, 'out.jsonl');
         const routes = mixed ? MIXED_ROUTES : ROUTES;
-        // Rounds side by side (the floor, then every route): a slow minute of the machine then
-        // falls on one round, not on one case.
+        // Rounds side by side (the floor and every route, in an order that rotates from round to
+        // round: bench/round-order.ts): a slow minute of the machine then falls on one round, not
+        // on one case, and no case always runs right after the floor.
         const floors: Measurement[] = [];
         const runs: Measurement[][] = routes.map(() => []);
         for (let round = 0; round < ROUNDS; round++) {
-          const floorRun = await measureFloor(input, output);
-          floors.push(floorRun);
+          let floorRun: Measurement | undefined;
+          const measuredThisRound: Measurement[] = [];
+          for (const place of roundOrder([-1, ...routes.keys()], round)) {
+            if (place < 0) {
+              floorRun = await measureFloor(input, output);
+              continue;
+            }
+            const route = routes[place]!;
+            measuredThisRound[place] = database ? await measureRoute(databaseFile, output, route, BENCH_SESSION_ID) : await measureRoute(input, output, route);
+          }
+          floors.push(floorRun!);
           const ratios: string[] = [];
           for (const [i, route] of routes.entries()) {
-            const measured = database ? await measureRoute(databaseFile, output, route, BENCH_SESSION_ID) : await measureRoute(input, output, route);
-            runs[i]!.push(measured);
-            ratios.push(`${route.label} ${(floorRun.ms / measured.ms).toFixed(2)}`);
+            runs[i]!.push(measuredThisRound[i]!);
+            ratios.push(`${route.label} ${(floorRun!.ms / measuredThisRound[i]!.ms).toFixed(2)}`);
           }
-          if (ROUNDS > 1) process.stdout.write(`  ${prefix}${size}${suffix} round ${round + 1}/${ROUNDS}: floor ${(floorRun.ms / 1000).toFixed(2)} s; ratios ${ratios.join(', ')}\n`);
+          if (ROUNDS > 1) process.stdout.write(`  ${prefix}${size}${suffix} round ${round + 1}/${ROUNDS}: floor ${(floorRun!.ms / 1000).toFixed(2)} s; ratios ${ratios.join(', ')}\n`);
         }
         const floor = medianRun(floors);
         const medianFloorRow = row(`${prefix}floor ${size}${suffix}`, label, 'floor', size, generated, floor, null);
