@@ -33,7 +33,8 @@
  * Options: --sizes 10000,100000 (default 10000,100000,1000000), --workloads agent,mixed-provider
  * (default both), --formats session,messages,database (default all three), --images 500,2000 (image counts;
  * --images 0 skips the image case), --image-concurrency 1,2,4, --keep (keep the
- * files), --dir DIR (where to generate; default the OS temporary directory), --results FILE
+ * files), --dir DIR (where to generate; default the OS temporary directory; the bench refuses to
+ * start when that disk cannot hold its largest case at once: bench/disk-need.ts), --results FILE
  * (default bench/results.json; the charts, report.html, are written beside it: bench/report.ts),
  * --pairs N (once a workload has run both as a session file and as bare messages, in either
  * order, N pairs of runs side by side per route, the session file then the bare messages of the
@@ -52,7 +53,7 @@
  * which it can be, because messages no rule touched are copied through as their original
  * bytes.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -65,6 +66,7 @@ import { generateSession, type Workload } from './generate.ts';
 import { PROCESS_SETTINGS_LABEL, ROUTES, measureFloor, measureRoute, median, type Measurement } from './measure.ts';
 import { runImageBench, type ImageRow } from './image-case.ts';
 import { roundOrder } from './round-order.ts';
+import { benchDiskNeed } from './disk-need.ts';
 import { DEFAULT_RESULTS, writeBenchReport } from './report.ts';
 import { machine, type BenchResults, type BenchRow as Row } from './results.ts';
 
@@ -106,6 +108,16 @@ const IMAGE_PEAK_LIMIT_MB = 400;
 // --dir names where to work; it is made when missing rather than failing on the first file.
 if (values.dir !== undefined) await mkdir(values.dir, { recursive: true });
 const dir = await mkdtemp(path.join(values.dir ?? tmpdir(), 'th-bench-'));
+{
+  const need = benchDiskNeed({ sizes, workloads, formats, pairs: SESSION_PAIRS });
+  const disk = await statfs(dir);
+  const free = disk.bavail * disk.bsize;
+  if (need > free) {
+    await rm(dir, { recursive: true, force: true });
+    const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(1)} GB`;
+    benchUsageError(import.meta.url, `${path.dirname(dir)} has ${gb(free)} free and the largest case needs about ${gb(need)} at once (its file, the output and any file kept beside them): give --dir on a larger disk or smaller --sizes`);
+  }
+}
 const rows: Row[] = [];
 
 /**
