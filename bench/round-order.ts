@@ -1,8 +1,9 @@
 /**
- * The order of a round's runs. Run in the same order every round, the case right after the floor
- * always inherits what the floor left behind (gigabytes of its output still being written back,
- * evicted page cache), and its median carries that; rotated, every case takes every place once
- * over as many rounds as there are cases.
+ * The order of a round's runs. Run in the same order every round, whatever a place in the round
+ * brings with it (the run right after the floor may inherit the floor's gigabytes of output still
+ * being written back, or the page cache it evicted: suspected, not shown) falls on the same case
+ * every round and its median carries it; rotated, every case takes every place once over as many
+ * rounds as there are cases.
  */
 
 /** `cases` rotated left by `round` places: round 0 keeps the order, round 1 starts with the second, and so on. */
