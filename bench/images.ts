@@ -13,17 +13,20 @@
  * Default sizes: 500 images in 12,500 messages and 2,000 images in 50,000 messages (about
  * 1.7 and 6.8 GB). Each (mode, size, width) case runs in its own process, so its peak RSS is
  * its own. Modes: `stage` is the JSONL reader, the image stage alone and the JSONL writer (what
- * the stage costs); `pipeline` is the CLI's path (sanitizeFile, every rule of the anthropic
+ * the stage costs); `pipeline` is the CLI's path (sanitizeFile, every rule of the google
  * route, whose tool-call-id rule holds the transcript up to memoryBudgetBytes, 64 MiB, before
- * spilling). Width is the stage's image concurrency (options.concurrency; p-limit). The parent
- * reads each output back and checks every image is within the limits (max side 1200, 5 MiB,
+ * spilling). Google, because its provider sets no request-wide image limit: on the anthropic
+ * route limit-request-images replaces all but the newest few of these images (32 MB a request)
+ * before the stage sees them, and the case would measure reading past placeholders, not images.
+ * Width is the stage's image concurrency (options.concurrency; p-limit). The parent reads each
+ * output back and checks every image is within the limits (max side 1200, 5 MiB,
  * 25 MP), that no message was lost or reordered, and the counts (resized / kept / omitted).
  * Reported: wall time, images per second (all images over wall time, reading and writing
  * included), peak RSS (getrusage maxRSS of the child).
  *
  * Each child runs under the command's process settings (bench/cli-settings.ts:
  * MALLOC_ARENA_MAX=2 and --expose-gc, which lets the image stage start collections,
- * lib/large-garbage.ts) unless --node-defaults.
+ * lib/large-garbage.ts, and the rest of lib/process-settings.ts' flags) unless --node-defaults.
  *
  * Options: --sizes 500,2000 (images; messages are 25 per image), --concurrency 1,2,4,
  * --modes stage,pipeline, --sharp-threads N (sharp.concurrency(N) in the child; default:
@@ -75,7 +78,7 @@ import { resolveTranscriptPolicy } from '../lib/policy.ts';
 import { sanitizeImagesRule } from '../transforms/sanitize-images.ts';
 import { cliChildSettings } from './cli-settings.ts';
 
-const ROUTE = { provider: 'anthropic', modelApi: 'anthropic-messages', modelId: 'claude-sonnet-4-5' };
+const ROUTE = { provider: 'google', modelApi: 'google-generative-ai', modelId: 'gemini-2.5-pro' };
 const MESSAGES_PER_IMAGE = 25;
 const MAX_SIDE = 1200;
 const MAX_BYTES = 5 * 1024 * 1024;
