@@ -9,10 +9,14 @@
 //   lets go (lib/large-garbage.ts). With the default heap maximum (about 4 GB here) V8 lets such
 //   strings pile up to hundreds of MB; a 1 GB heap limit bounded them as well but made text-only
 //   runs 15-20% slower, so no heap limit is set unless TRANSCRIPT_HYGIENE_HEAP_MB asks for one.
-// - --max-semi-space-size=16 on Node 24 and later: V8 13 sizes the young generation from the
-//   heap limit, to several times Node 20's and 22's 16 MB semi-spaces. On a 200k-message stream
-//   that spills held frames, that took peak RSS from 169 to 290 MB and the run from 41 to 96 s;
-//   with the flag Node 24 matches Node 20 (test/stream/long-holdback.test.ts).
+// - --max-semi-space-size=8: the young generation's semi-spaces stop growing at 8 MB. Node 20
+//   and 22 let them reach 16 MB, V8 13 (Node 24) sizes them from the heap limit, to several times
+//   that; on a 200k-message stream that spills held frames Node 24's own size took peak RSS from
+//   169 to 290 MB and the run from 41 to 96 s (test/stream/long-holdback.test.ts). A text run's
+//   objects live for one batch, so the larger space held garbage and nothing else: at 8 MB a
+//   200k-message run peaks 15-20 MB lower on every Node version (Node 20: 105-108 against
+//   87-90 MB), with about twice the scavenges, each half as long: 0-60 ms more in all, within
+//   the noise of the run's 5-6 s (issue 27).
 // - --heap-growing-percent=25: after a full collection V8 lets the old generation grow to 1.25
 //   times what survived, not its default 2-4 times. A long text run keeps ~10 MB live in the old
 //   generation but let it reach 30-40 MB between collections, so peak RSS grew with the run's
@@ -39,15 +43,10 @@ export const HEAP_LIMIT_ENV = 'TRANSCRIPT_HYGIENE_HEAP_MB';
 export const DEFAULT_HEAP_LIMIT_MB = 0;
 /** The old generation's growth after a full collection (see the top of this file). */
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=25';
+/** The young generation's cap (see the top of this file). */
+export const SEMI_SPACE_FLAG = '--max-semi-space-size=8';
 /** Node flags the command's process always runs with. */
-export const NODE_FLAGS = ['--expose-gc', HEAP_GROWING_FLAG];
-/** Node 20's and 22's young-generation size, given to the Node versions whose V8 picks a larger one. */
-export const SEMI_SPACE_FLAG = '--max-semi-space-size=16';
-
-/** The flags this Node version needs on top of NODE_FLAGS to run as the command expects. */
-export function versionFlags(nodeVersion: string = process.versions.node): string[] {
-  return Number(nodeVersion.split('.')[0]) >= 24 ? [SEMI_SPACE_FLAG] : [];
-}
+export const NODE_FLAGS = ['--expose-gc', HEAP_GROWING_FLAG, SEMI_SPACE_FLAG];
 
 /** A flag is given when the same option is, whatever its value (the user's own value wins). */
 function isGiven(flag: string, given: readonly string[]): boolean {
@@ -75,9 +74,8 @@ const LIGHT_COMMANDS = new Set<string | undefined>([undefined, 'help', '--help',
  *
  * @param args the command's arguments (argv after the script)
  * @param execArgv node's own flags of this process
- * @param nodeVersion the version of the node that will run the command (this one)
  */
-export function tunedProcessSettings(args: readonly string[], env: NodeJS.ProcessEnv, execArgv: readonly string[], nodeVersion: string = process.versions.node): TunedProcessSettings | undefined {
+export function tunedProcessSettings(args: readonly string[], env: NodeJS.ProcessEnv, execArgv: readonly string[]): TunedProcessSettings | undefined {
   if (env[TUNED_MARK] === '1' || LIGHT_COMMANDS.has(args[0]) || args.includes('--help') || args.includes('-h')) return undefined;
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   const userHeapFlag = given.some((flag) => /^--max-old-space-size(=|$)/.test(flag));
@@ -87,7 +85,7 @@ export function tunedProcessSettings(args: readonly string[], env: NodeJS.Proces
     throw new Error(`${HEAP_LIMIT_ENV} must be a whole number of MB (0 for node's default), got ${JSON.stringify(requested)}`);
   }
   const heapFlags = heapLimitMb ? [`--max-old-space-size=${heapLimitMb}`] : [];
-  const missing = [...NODE_FLAGS, ...versionFlags(nodeVersion)].filter((flag) => !isGiven(flag, given));
+  const missing = NODE_FLAGS.filter((flag) => !isGiven(flag, given));
   if (heapFlags.length === 0 && missing.length === 0 && env.MALLOC_ARENA_MAX !== undefined && env.MALLOC_MMAP_THRESHOLD_ !== undefined) return undefined;
   return {
     execArgv: [...execArgv, ...missing, ...heapFlags],

@@ -6,7 +6,7 @@ import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, SEMI_SPACE_FLAG, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings, versionFlags } from '../lib/process-settings.ts';
+import { DEFAULT_HEAP_LIMIT_MB, HEAP_LIMIT_ENV, SEMI_SPACE_FLAG, TUNED_MARK, outOfMemoryMessage, tunedProcessSettings } from '../lib/process-settings.ts';
 import { EXIT } from '../lib/exit-codes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,61 +14,54 @@ const bin = path.join(root, 'bin/transcript-hygiene.js');
 const demo = path.join(root, 'fixtures/sessions/demo.jsonl');
 const route = ['--provider', 'anthropic', '--model-api', 'anthropic-messages', '--model-id', 'claude-sonnet-4-5'];
 
-/** The settings on Node 20, whatever node runs this test (Node 24 adds a flag: tested below). */
-const tunedProcessSettings20 = (args: readonly string[], env: NodeJS.ProcessEnv, execArgv: readonly string[]) => tunedProcessSettings(args, env, execArgv, '20.20.2');
-
 describe('tunedProcessSettings', () => {
-  test('Node 24 and later get Node 20\'s young generation; a value of the user\'s own wins', () => {
-    for (const version of ['24.22.3', '26.1.0']) {
-      assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], version)!.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-semi-space-size=16']);
-    }
-    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [], '22.23.5')!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
-    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'], '24.22.3')!.execArgv, ['--max-semi-space-size=64', '--expose-gc', '--heap-growing-percent=25']);
-    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', NODE_OPTIONS: '--max-semi-space-size=8' }, ['--expose-gc', '--heap-growing-percent=25'], '24.22.3'), undefined);
-    assert.deepEqual(versionFlags('24.0.0'), [SEMI_SPACE_FLAG]);
-    assert.deepEqual(versionFlags('20.20.2'), []);
+  test('the young generation is capped the same on every Node version; a value of the user\'s own wins', () => {
+    assert.equal(SEMI_SPACE_FLAG, '--max-semi-space-size=8');
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, [])!.execArgv, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]);
+    assert.deepEqual(tunedProcessSettings(['sanitize'], {}, ['--max-semi-space-size=64'])!.execArgv, ['--max-semi-space-size=64', '--expose-gc', '--heap-growing-percent=25']);
+    assert.equal(tunedProcessSettings(['sanitize'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', NODE_OPTIONS: '--max-semi-space-size=4' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
   });
 
   test('a working command gets the heap limit and MALLOC_ARENA_MAX, and the mark that stops a second re-exec', () => {
-    const settings = tunedProcessSettings20(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
+    const settings = tunedProcessSettings(['sanitize', 'a.jsonl'], { PATH: '/bin' }, ['--no-warnings']);
     assert.equal(DEFAULT_HEAP_LIMIT_MB, 0, "node's own heap limit unless asked");
     assert.deepEqual(settings, {
-      execArgv: ['--no-warnings', '--expose-gc', '--heap-growing-percent=25'],
+      execArgv: ['--no-warnings', '--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG],
       env: { PATH: '/bin', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144', [TUNED_MARK]: '1' },
       heapLimitMb: undefined,
     });
-    assert.equal(tunedProcessSettings20(['sanitize'], settings!.env, settings!.execArgv), undefined);
+    assert.equal(tunedProcessSettings(['sanitize'], settings!.env, settings!.execArgv), undefined);
   });
 
   test('commands that only print run in place', () => {
     for (const args of [[], ['help'], ['--help'], ['policy', '--provider', 'x'], ['sanitize', '--help'], ['export', '-h']]) {
-      assert.equal(tunedProcessSettings20(args, {}, []), undefined, args.join(' '));
+      assert.equal(tunedProcessSettings(args, {}, []), undefined, args.join(' '));
     }
   });
 
   test("the user's own settings win", () => {
-    assert.equal(tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '65536', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
-    const arena = tunedProcessSettings20(['check'], { MALLOC_ARENA_MAX: '8' }, []);
+    assert.equal(tunedProcessSettings(['check'], { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '65536', NODE_OPTIONS: '--max-old-space-size=300' }, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]), undefined);
+    const arena = tunedProcessSettings(['check'], { MALLOC_ARENA_MAX: '8' }, []);
     assert.equal(arena!.env.MALLOC_ARENA_MAX, '8');
     assert.equal(arena!.env.MALLOC_MMAP_THRESHOLD_, '262144');
-    assert.equal(tunedProcessSettings20(['check'], { MALLOC_MMAP_THRESHOLD_: '65536' }, [])!.env.MALLOC_MMAP_THRESHOLD_, '65536', "the user's own threshold is kept");
-    assert.deepEqual(arena!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
-    const heap = tunedProcessSettings20(['check'], {}, ['--max-old-space-size=300']);
-    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc', '--heap-growing-percent=25']);
+    assert.equal(tunedProcessSettings(['check'], { MALLOC_MMAP_THRESHOLD_: '65536' }, [])!.env.MALLOC_MMAP_THRESHOLD_, '65536', "the user's own threshold is kept");
+    assert.deepEqual(arena!.execArgv, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]);
+    const heap = tunedProcessSettings(['check'], {}, ['--max-old-space-size=300']);
+    assert.deepEqual(heap!.execArgv, ['--max-old-space-size=300', '--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]);
     assert.equal(heap!.heapLimitMb, undefined);
-    const limited = tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!;
-    assert.deepEqual(limited.execArgv, ['--expose-gc', '--heap-growing-percent=25', '--max-old-space-size=2048']);
+    const limited = tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '2048' }, [])!;
+    assert.deepEqual(limited.execArgv, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG, '--max-old-space-size=2048']);
     assert.equal(limited.heapLimitMb, 2048);
-    assert.deepEqual(tunedProcessSettings20(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc', '--heap-growing-percent=25']);
-    assert.equal(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144' }, ['--expose-gc', '--heap-growing-percent=25']), undefined);
-    assert.notEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc', '--heap-growing-percent=25']), undefined, 'the mmap threshold is still missing');
+    assert.deepEqual(tunedProcessSettings(['export'], { [HEAP_LIMIT_ENV]: '0' }, [])!.execArgv, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]);
+    assert.equal(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144' }, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]), undefined);
+    assert.notEqual(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2' }, ['--expose-gc', '--heap-growing-percent=25', SEMI_SPACE_FLAG]), undefined, 'the mmap threshold is still missing');
     // V8's heap-growing flag is not allowed in NODE_OPTIONS: the command adds it on the command line.
-    assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, [])!.execArgv, ['--heap-growing-percent=25']);
-    assert.deepEqual(tunedProcessSettings20(['export'], { MALLOC_ARENA_MAX: '2' }, ['--heap-growing-percent=50'])!.execArgv, ['--heap-growing-percent=50', '--expose-gc'], "the user's own value wins");
+    assert.deepEqual(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--expose-gc' }, [])!.execArgv, ['--heap-growing-percent=25', SEMI_SPACE_FLAG]);
+    assert.deepEqual(tunedProcessSettings(['export'], { MALLOC_ARENA_MAX: '2' }, ['--heap-growing-percent=50'])!.execArgv, ['--heap-growing-percent=50', '--expose-gc', SEMI_SPACE_FLAG], "the user's own value wins");
   });
 
   test('a heap limit that is not a whole number of MB is refused', () => {
-    assert.throws(() => tunedProcessSettings20(['sanitize'], { [HEAP_LIMIT_ENV]: '1.5g' }, []), /TRANSCRIPT_HYGIENE_HEAP_MB must be a whole number of MB/);
+    assert.throws(() => tunedProcessSettings(['sanitize'], { [HEAP_LIMIT_ENV]: '1.5g' }, []), /TRANSCRIPT_HYGIENE_HEAP_MB must be a whole number of MB/);
   });
 
   test('the out-of-memory line says what to do next', () => {
@@ -89,13 +82,13 @@ describe('the command re-executes itself with those settings', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('the process that does the work has MALLOC_ARENA_MAX=2, a fixed mmap threshold and gc, and a heap limit when asked', async () => {
+  test('the process that does the work has MALLOC_ARENA_MAX=2, a fixed mmap threshold, gc and the young generation\'s cap, and a heap limit when asked', async () => {
     // A preload (through NODE_OPTIONS, which the child inherits) records what the tuned process sees.
     const probe = path.join(dir, 'probe.cjs');
     const seen = path.join(dir, 'seen.json');
     await writeFile(
       probe,
-      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, mmap: process.env.MALLOC_MMAP_THRESHOLD_, gc: typeof globalThis.gc, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
+      `if (process.env.${TUNED_MARK} === '1') require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ arena: process.env.MALLOC_ARENA_MAX, mmap: process.env.MALLOC_MMAP_THRESHOLD_, gc: typeof globalThis.gc, execArgv: process.execArgv, limitMb: require('v8').getHeapStatistics().heap_size_limit / 1048576 }));\n`,
     );
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `--require ${probe}` };
     delete env.MALLOC_ARENA_MAX;
@@ -113,10 +106,11 @@ describe('the command re-executes itself with those settings', () => {
     piped.stdin.end(await readFile(demo));
     assert.equal(await new Promise((resolve) => piped.on('close', resolve)), 0);
     assert.equal(stdout.trim().split('\n').length, 8);
-    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; mmap: string; gc: string; limitMb: number };
+    const recorded = JSON.parse(await readFile(seen, 'utf8')) as { arena: string; mmap: string; gc: string; execArgv: string[]; limitMb: number };
     assert.equal(recorded.arena, '2');
     assert.equal(recorded.mmap, '262144');
     assert.equal(recorded.gc, 'function');
+    assert.ok(recorded.execArgv.includes(SEMI_SPACE_FLAG), recorded.execArgv.join(' '));
     // A heap limit the user asks for is honoured whatever the input's size.
     await promisify(execFile)(process.execPath, [bin, 'sanitize', demo, ...route], { env: { ...env, [HEAP_LIMIT_ENV]: '700' } });
     const limited = JSON.parse(await readFile(seen, 'utf8')) as { limitMb: number };

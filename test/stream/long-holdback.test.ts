@@ -15,7 +15,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { versionFlags } from '../../lib/process-settings.ts';
+import { SEMI_SPACE_FLAG } from '../../lib/process-settings.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MESSAGES = 200_000;
@@ -49,8 +49,8 @@ async function run(input: string, output: string, budget: number, heapMb?: numbe
   const outFd = openSync(output, 'w');
   try {
     const heap = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
-    // The young generation the command gives this node (Node 24's own default is several times larger).
-    const child = spawn(process.execPath, [...versionFlags(), ...heap, '--import', 'tsx', path.join(root, 'test/helpers/sanitize-stdin.ts'), String(budget), 'anthropic', 'anthropic-messages', 'claude-opus-4-6'], {
+    // The young generation the command gives node (Node 24's own default is several times larger).
+    const child = spawn(process.execPath, [SEMI_SPACE_FLAG, ...heap, '--import', 'tsx', path.join(root, 'test/helpers/sanitize-stdin.ts'), String(budget), 'anthropic', 'anthropic-messages', 'claude-opus-4-6'], {
       cwd: root,
       stdio: [inFd, outFd, 'pipe'],
     });
