@@ -6,9 +6,21 @@
  */
 type TypedArray = Int32Array | Uint32Array | Float64Array | Uint8Array;
 
-const SHIFT = 16;
+/** Values a block holds: 2^16. */
+export const BLOCK_SHIFT = 16;
+const SHIFT = BLOCK_SHIFT;
 const BLOCK = 1 << SHIFT;
 const MASK = BLOCK - 1;
+
+/** A column of int32 values by index, however it is kept (Blocks<Int32Array>, or step-blocks.ts' StepBlocks). */
+export interface Int32Column {
+  readonly length: number;
+  push(value: number): number;
+  get(index: number): number;
+  set(index: number, value: number): void;
+  releaseBefore(index: number): void;
+  readonly byteLength: number;
+}
 
 export class Blocks<T extends TypedArray> {
   /** Undefined below `released`: blocks given back by releaseBefore. */

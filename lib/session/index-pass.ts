@@ -27,7 +27,8 @@ import { readSync } from 'node:fs';
 import { HygieneError } from '../errors.ts';
 import { readLines } from './line-reader.ts';
 import { IdTable } from './id-table.ts';
-import { OffsetBlocks, SteppedNumbers, int32s, uint32s, uint8s, type Blocks } from './growable.ts';
+import { OffsetBlocks, SteppedNumbers, int32s, uint32s, uint8s, type Blocks, type Int32Column } from './growable.ts';
+import { StepBlocks } from './step-blocks.ts';
 import { ROLE_COMPACTION_SUMMARY, ROLE_OTHER, ROLE_TOOL_RESULT, ROLE_UNKNOWN, roleCode, scanMessagePrefix, type MessagePrefix } from './prefix-scan.ts';
 import { hashResultId, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
 import {
@@ -108,7 +109,7 @@ export interface SessionIndex {
   readonly type: Blocks<Uint8Array>;
   readonly flags: Blocks<Uint8Array>;
   readonly role: Blocks<Uint8Array>;
-  readonly parentName: Blocks<Int32Array>;
+  readonly parentName: Int32Column;
   /** Opaque links (and `leaf` records as links): name -> parent name or -1. */
   readonly opaqueParent: ReadonlyMap<number, number>;
   /** Logical parents (§5 1.1), by name as the reference keys them. */
@@ -239,7 +240,8 @@ class IndexBuilder {
   private readonly types = uint8s();
   private readonly flagBits = uint8s();
   private readonly roles = uint8s();
-  private readonly parents = int32s();
+  /** As steps: an entry's parent is mostly the entry before it (step-blocks.ts). */
+  private readonly parents = new StepBlocks();
   private readonly resultEntries = int32s();
   private readonly resultHashes = uint32s();
   readonly opaqueParent = new Map<number, number>();

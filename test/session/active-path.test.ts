@@ -131,3 +131,31 @@ test('a leaf record with a null target: nothing is emitted', async () => {
   assert.equal(index.leafName, -1);
   assert.equal(activePath(index).length, 0);
 });
+
+test('past several 64K blocks (kept as steps): a duplicate id and a branch back into the first block still give the path', { timeout: 60_000 }, async () => {
+  const BLOCK = 65_536;
+  const linear = 3 * BLOCK;
+  // Distinct 8-hex-digit ids, as the writers make them (multiplying by an odd number is a bijection mod 2^32).
+  const idOf = (i: number): string => (Math.imul(i + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, '0');
+  const lines: unknown[] = [HEADER];
+  // The last record with an id wins: its entry number and its parent.
+  const byId = new Map<string, { entry: number; parentId: string | null }>();
+  const add = (id: string, parentId: string | null): void => {
+    byId.set(id, { entry: lines.length - 1, parentId });
+    lines.push(entry(id, parentId, user('m')));
+  };
+  for (let i = 0; i < linear; i++) add(idOf(i), i === 0 ? null : i === 70_000 ? 'zzzzzzzz' : idOf(i - 1));
+  // The id of entry 20 again, under entry 3, then 999 entries on it: the leaf's path jumps back into the first block.
+  add(idOf(20), idOf(3));
+  for (let i = 1; i < 1_000; i++) add(idOf(linear + i), i === 1 ? idOf(20) : idOf(linear + i - 1));
+  const expected: number[] = [];
+  for (let id: string | null = idOf(linear + 999); id !== null && byId.has(id); id = byId.get(id)!.parentId) expected.push(byId.get(id)!.entry);
+  expected.reverse();
+  assert.deepEqual(expected.slice(0, 6), [0, 1, 2, 3, linear, linear + 1]);
+
+  const index = await indexOf(lines);
+  assert.deepEqual([...activePath(index)], expected);
+  // Three full blocks of parents and of entries by name kept as steps: the block being filled is the only array.
+  assert.ok(index.parentName.byteLength < BLOCK * 4 + 1024, `parents: ${index.parentName.byteLength} bytes`);
+  assert.ok(index.ids.entryOf.byteLength < BLOCK * 4 + 1024, `entries by name: ${index.ids.entryOf.byteLength} bytes`);
+});
