@@ -25,10 +25,10 @@
  *
  * After the transcripts it prints issue 27's targets as met or missed, case by case
  * (bench/targets.ts). Then the image-heavy case: bench/images.ts in its `pipeline` mode (the
- * command's path, every rule of the google route, which has no request-wide image limit) on sessions with 500 and 2,000 images of
- * 1-4 MB among 25 messages per image, at image concurrency 1, 2 and 4: images per second and
- * peak RSS, which must stay under 400 MB and flat from 500 to 2,000 images (the run fails
- * otherwise).
+ * command's path, every rule of the google route, which has no request-wide image limit) on
+ * sessions with 500 and 2,000 images of 1-4 MB among 25 messages per image, at image
+ * concurrency 1, 2 and 4: images per second and peak RSS, which must stay under 400 MB and flat
+ * from 500 to 2,000 images (the run fails otherwise).
  *
  * Every case runs in a child with the command's process settings (bench/cli-settings.ts).
  *
