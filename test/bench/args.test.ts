@@ -4,30 +4,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { docCommentOf } from '../../bench/args.ts';
+import { root, runBenchScript, type BenchRun } from '../helpers/run-bench.ts';
 
-const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench');
+const benchDir = path.join(root, 'bench');
 const scripts = readdirSync(benchDir)
   .filter((name) => name.endsWith('.ts') && readFileSync(path.join(benchDir, name), 'utf8').includes('benchArgs(import.meta.url'))
   .sort();
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(script: string, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(benchDir, script), ...args], { cwd: path.dirname(benchDir), timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
-  });
+function run(script: string, args: string[]): Promise<BenchRun> {
+  return runBenchScript(script, args, { timeout: 60_000 });
 }
 
 test('docCommentOf takes the first doc comment without its marks', () => {

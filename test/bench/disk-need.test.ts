@@ -4,14 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { benchDiskNeed } from '../../bench/disk-need.ts';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { runBenchScript } from '../helpers/run-bench.ts';
 
 test('the largest size of the largest workload, as input and output', () => {
   assert.equal(benchDiskNeed({ sizes: [10_000, 1_000_000], workloads: ['mixed-provider', 'agent'], formats: ['session', 'messages'], pairs: 0 }), 1_000_000 * 6_600 * 2);
@@ -29,11 +26,7 @@ test('npm run bench refuses to start when the disk cannot hold the largest case,
   const dir = await mkdtemp(path.join(tmpdir(), 'th-disk-need-'));
   try {
     // 10^11 messages: more than any disk holds, so the check must answer before a byte is generated.
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'bench/bench.ts', '--sizes', '100000000000', '--workloads', 'mixed-details', '--formats', 'messages', '--images', '0', '--dir', dir], { cwd: root, timeout: 30_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
-      );
-    });
+    const run = await runBenchScript('bench.ts', ['--sizes', '100000000000', '--workloads', 'mixed-details', '--formats', 'messages', '--images', '0', '--dir', dir], { timeout: 30_000 });
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /^bench\/bench\.ts: .* has [\d.]+ GB free and the largest case needs about 1120000\.0 GB at once .*: give --dir on a larger disk or smaller --sizes \(--help lists the options\)\n$/);
     assert.deepEqual(await readdir(dir), []);

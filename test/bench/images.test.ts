@@ -6,13 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runBenchScript } from '../helpers/run-bench.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const IMAGES = 16;
 
 interface Row {
@@ -26,14 +24,7 @@ interface Row {
 test('the image bench runs both modes on 16 images and every image reaches the stage', { timeout: 120_000 }, async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'th-bench-images-test-'));
   try {
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'bench/images.ts', '--sizes', String(IMAGES), '--concurrency', '1', '--modes', 'stage,pipeline', '--dir', dir],
-        { cwd: root, timeout: 110_000, maxBuffer: 1 << 24 },
-        (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr }),
-      );
-    });
+    const run = await runBenchScript('images.ts', ['--sizes', String(IMAGES), '--concurrency', '1', '--modes', 'stage,pipeline', '--dir', dir], { timeout: 110_000, maxBuffer: 1 << 24 });
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { rows: Row[] };
     assert.deepEqual(

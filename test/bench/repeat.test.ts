@@ -5,21 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BenchResults } from '../../bench/results.ts';
+import { runBenchScript, type BenchRun } from '../helpers/run-bench.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bench/bench.ts', ...args], { cwd: root, timeout: 180_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
-  });
+function bench(args: string[]): Promise<BenchRun> {
+  return runBenchScript('bench.ts', args, { timeout: 180_000 });
 }
 
 test('--repeat 2 runs two rounds and keeps each row\'s medians and the range of its rounds', async () => {
