@@ -49,7 +49,9 @@ export function targetLines(rows: readonly BenchRow[], comparisons: readonly For
   const groups = new Map<string, BenchRow[]>();
   for (const row of routeRows) {
     const key = `${row.workload} ${row.route}`;
-    groups.set(key, [...(groups.get(key) ?? []), row]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [row]);
+    else group.push(row);
   }
   const growths: string[] = [];
   const growthMisses: string[] = [];
