@@ -169,6 +169,29 @@ export class HashedRuns {
     return best;
   }
 
+  /**
+   * The high half of the first key whose low half is `lo`, or -1: a scan of every run on disk,
+   * for the rare question asked the other way round (lib/session/id-table.ts `idOf`).
+   */
+  highOf(lo: number): number {
+    const chunk = new Uint32Array(1 << 14);
+    const bytes = new Uint8Array(chunk.buffer);
+    for (let at = 0; at < this.end; ) {
+      const length = Math.min(bytes.length, this.end - at);
+      let read = 0;
+      while (read < length) {
+        const got = readSync(this.fd, bytes, read, length - read, at + read);
+        if (got === 0) throw new Error('hashed-id run file is shorter than written');
+        read += got;
+      }
+      for (let i = 0; i < length / 4; i += 2) {
+        if (chunk[i + (LITTLE_ENDIAN ? 0 : 1)] === lo) return chunk[i + (LITTLE_ENDIAN ? 1 : 0)]!;
+      }
+      at += length;
+    }
+    return -1;
+  }
+
   /** Bytes held in memory (filters and fences). */
   get byteLength(): number {
     let bytes = 0;

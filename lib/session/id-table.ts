@@ -4,25 +4,26 @@
  * the id strings").
  *
  * Writers give new entries the first 8 hex digits of a UUID, so an id of exactly 8 lowercase
- * hex digits is stored as its 32-bit value in an open-addressing table of typed arrays
- * (exact: the packing is a bijection, so there are no collisions to resolve; at most 3/4 full). Any other id
- * (full UUIDs, `repair-<uuid>`, test ids like `msg-1`) goes into a Map. At 1M 8-hex ids: about
- * 16 bytes a name with this table (21 with the keys in the slots) against about 80 with
- * Map<string, number>.
+ * hex digits is kept as its 32-bit value (exact: the packing is a bijection). The newest such ids
+ * sit in an open-addressing table of (value, name) pairs; when it holds SPILL_NAMES of them they
+ * move to a sorted run on disk with a Bloom filter (lib/hashed-runs.ts), so an id costs about 2
+ * bytes of memory once it is older than the last ~100,000, where the table kept 12 bytes for
+ * every id (at 1M ids: about 3 MB against 12 MB, at the index pass's peak). Entries name their
+ * parent mostly among the newest ids, which the table answers; a new id is asked of the runs'
+ * filters too. Any other id (full UUIDs, `repair-<uuid>`, test ids like `msg-1`) goes into a Map.
  *
  * Per name the table also keeps the last entry registered under it (`entryOf`), which is how
  * "a duplicate id: the last record wins" comes out. Names are made in file order, so that column
- * is kept as runs of one step (step-blocks.ts): a few KB at 1M names, where it was 4 MB of the
- * 16 bytes a name above.
+ * is kept as runs of one step (step-blocks.ts): a few KB at 1M names.
  */
 import { Buffer } from 'node:buffer';
-import { uint32s, type Blocks, type Int32Column } from './growable.ts';
+import { type Int32Column } from './growable.ts';
 import { StepBlocks } from './step-blocks.ts';
-import { collectGarbageNow } from '../large-garbage.ts';
+import { HashedRuns } from '../hashed-runs.ts';
 
-const EMPTY = -1;
-/** Slots from which the table a rehash replaces (4 bytes a slot) is collected at once: 2 MiB. */
-const COLLECT_REPLACED_SLOTS = 1 << 19;
+const INITIAL_SLOTS = 1 << 12;
+/** Hex ids the table holds before they move to a run: 3/4 of 2^17 slots, 1 MiB of pairs. */
+export const SPILL_NAMES = 3 << 15;
 
 function hexDigit(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
@@ -54,37 +55,40 @@ function packHexBytes(buffer: Buffer, start: number, end: number): number {
 }
 
 export class IdTable {
-  /**
-   * Open addressing over names alone (4 bytes a slot); a slot's key is the hex value of its name,
-   * kept per name in `hexOf`. Keys beside the names took 8 bytes a slot: at 1M ids the table has
-   * 2^21 slots, and while it doubled, the old and the new tables with their keys (24 MiB, all
-   * touched by the fill and the rehash) stood side by side: the high-water mark of a 1M-entry
-   * run jumped 17 MB above the RSS sampled around it there.
-   */
-  private slots = new Int32Array(1 << 12).fill(EMPTY);
-  /** Per name: the 32-bit value of its 8-hex-digit id (0 for a name of another id, never looked up). */
-  private hexOf: Blocks<Uint32Array> = uint32s();
+  /** The newest hex ids, by slot: (32-bit value, name + 1) pairs; 0 as the name marks an empty slot. */
+  private pairs = new Uint32Array(INITIAL_SLOTS * 2);
+  private mask = INITIAL_SLOTS - 1;
+  private held = 0;
+  /** Older hex ids, as keys (value, name + 1) filtered on the value. */
+  private runs: HashedRuns | undefined;
   private sealed = false;
-  private mask = (1 << 12) - 1;
-  private hexCount = 0;
   private readonly others = new Map<string, number>();
   private readonly otherIds = new Map<number, string>();
   /** Per name: the last entry registered under it, or -1 (as steps: names are made in file order, each entry's own as it is read). */
   readonly entryOf: Int32Column = new StepBlocks(-1);
 
+  /** @param spillNames hex ids held in memory before they move to disk (tests make it small). */
+  constructor(private readonly spillNames: number = SPILL_NAMES) {}
+
   get size(): number {
     return this.entryOf.length;
   }
 
+  /** Hex ids moved to disk so far. */
+  get spilled(): number {
+    return this.runs?.keys ?? 0;
+  }
+
   /**
    * Ends interning: keeps the id strings of `keep` (idOf still answers for them) and lets go of
-   * the hex table and the hex values, 8-12 bytes an id at 1M entries. The read pass needs only
-   * `entryOf`, and the id of the leaf.
+   * the hex table and the runs' filters and file. The read pass needs only `entryOf`, and the id
+   * of the leaf.
    */
   seal(keep: readonly number[]): void {
     for (const name of keep) if (name >= 0) this.otherIds.set(name, this.idOf(name));
-    this.slots = new Int32Array(0);
-    this.hexOf = uint32s();
+    this.pairs = new Uint32Array(0);
+    this.runs?.dispose();
+    this.runs = undefined;
     this.sealed = true;
   }
 
@@ -95,7 +99,7 @@ export class IdTable {
     if (hex >= 0) return this.internHex(hex);
     let name = this.others.get(id);
     if (name === undefined) {
-      name = this.newName();
+      name = this.entryOf.push(-1);
       this.others.set(id, name);
       this.otherIds.set(name, id);
     }
@@ -114,65 +118,79 @@ export class IdTable {
   lookup(id: string): number {
     if (this.sealed) throw new Error('IdTable: sealed');
     const hex = packHex(id);
-    if (hex >= 0) {
-      const slot = this.findSlot(hex);
-      return this.slots[slot]!;
-    }
-    return this.others.get(id) ?? -1;
+    if (hex < 0) return this.others.get(id) ?? -1;
+    const held = this.pairs[this.findSlot(hex) * 2 + 1]!;
+    return held !== 0 ? held - 1 : this.spilledName(hex);
   }
 
-  /** The id string of a name (a scan of the table for hex ids: meant for a few calls, not a loop). */
+  /** The id string of a name (for hex ids a scan of the table, then of the runs: meant for a few calls, not a loop). */
   idOf(name: number): string {
     const other = this.otherIds.get(name);
     if (other !== undefined) return other;
     if (this.sealed) throw new Error('IdTable: sealed, and this id was not kept');
-    return this.hexOf.get(name).toString(16).padStart(8, '0');
+    let value = -1;
+    for (let at = 0; at < this.pairs.length && value < 0; at += 2) if (this.pairs[at + 1] === name + 1) value = this.pairs[at]!;
+    if (value < 0 && this.runs !== undefined) value = this.runs.highOf(name + 1);
+    if (value < 0) throw new RangeError(`IdTable: no id has the name ${name}`);
+    return value.toString(16).padStart(8, '0');
   }
 
-  /** Bytes held by the typed arrays (the Map of other ids is not counted). */
+  /** Bytes held in memory by typed arrays: the table, the runs' filters, entryOf (the Map of other ids is not counted). */
   get byteLength(): number {
-    return this.slots.byteLength + this.hexOf.byteLength + this.entryOf.byteLength;
+    return this.pairs.byteLength + (this.runs?.byteLength ?? 0) + this.entryOf.byteLength;
   }
 
   private internHex(value: number): number {
-    const slot = this.findSlot(value);
-    const found = this.slots[slot]!;
-    if (found !== EMPTY) return found;
-    const name = this.newName(value);
-    this.slots[slot] = name;
-    if (++this.hexCount * 4 > this.slots.length * 3) this.rehash();
+    const at = this.findSlot(value) * 2;
+    const held = this.pairs[at + 1]!;
+    if (held !== 0) return held - 1;
+    const spilled = this.spilledName(value);
+    if (spilled >= 0) return spilled;
+    const name = this.entryOf.push(-1);
+    this.pairs[at] = value;
+    this.pairs[at + 1] = name + 1;
+    if (++this.held >= this.spillNames) this.spill();
+    else if (this.held * 8 > this.pairs.length * 3) this.grow();
     return name;
   }
 
-  private newName(hex = 0): number {
-    this.hexOf.push(hex);
-    return this.entryOf.push(-1);
+  private spilledName(value: number): number {
+    const low = this.runs === undefined ? -1 : this.runs.lastLowOf(value);
+    return low < 0 ? -1 : low - 1;
   }
 
   private findSlot(value: number): number {
     let slot = (Math.imul(value, 0x9e3779b1) >>> 0) & this.mask;
-    for (;;) {
-      const name = this.slots[slot]!;
-      if (name === EMPTY || this.hexOf.get(name) === value) return slot;
-      slot = (slot + 1) & this.mask;
-    }
+    while (this.pairs[slot * 2 + 1] !== 0 && this.pairs[slot * 2] !== value) slot = (slot + 1) & this.mask;
+    return slot;
   }
 
-  private rehash(): void {
-    const oldSlots = this.slots;
-    const size = oldSlots.length * 2;
-    this.slots = new Int32Array(size).fill(EMPTY);
-    this.mask = size - 1;
-    for (let i = 0; i < oldSlots.length; i++) {
-      const name = oldSlots[i]!;
-      if (name === EMPTY) continue;
-      // Every name in the old table is distinct: the first empty slot is its place.
-      let slot = (Math.imul(this.hexOf.get(name), 0x9e3779b1) >>> 0) & this.mask;
-      while (this.slots[slot] !== EMPTY) slot = (slot + 1) & this.mask;
-      this.slots[slot] = name;
+  /** Moves the table's ids to a run on disk (packed to the table's front, sorted there: no copy) and empties the table. */
+  private spill(): void {
+    const pairs = this.pairs;
+    let count = 0;
+    for (let at = 0; at < pairs.length; at += 2) {
+      if (pairs[at + 1] === 0) continue;
+      pairs[count * 2] = pairs[at]!;
+      pairs[count * 2 + 1] = pairs[at + 1]!;
+      count++;
     }
-    // Left to the collector, the replaced table (4 MiB at 1M ids) was still resident when the
-    // index pass peaked, a few seconds later.
-    if (oldSlots.length >= COLLECT_REPLACED_SLOTS) collectGarbageNow();
+    (this.runs ??= new HashedRuns({ filterOnHigh: true })).write(pairs, count);
+    pairs.fill(0);
+    this.held = 0;
+  }
+
+  private grow(): void {
+    const old = this.pairs;
+    this.pairs = new Uint32Array(old.length * 2);
+    this.mask = old.length - 1;
+    for (let at = 0; at < old.length; at += 2) {
+      if (old[at + 1] === 0) continue;
+      // Every id in the old table is distinct: the first empty slot is its place.
+      let slot = (Math.imul(old[at]!, 0x9e3779b1) >>> 0) & this.mask;
+      while (this.pairs[slot * 2 + 1] !== 0) slot = (slot + 1) & this.mask;
+      this.pairs[slot * 2] = old[at]!;
+      this.pairs[slot * 2 + 1] = old[at + 1]!;
+    }
   }
 }

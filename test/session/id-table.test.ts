@@ -42,8 +42,10 @@ test('a million hex ids: exact after every rehash, and small', () => {
   for (let n = 0; n < 1_000_000; n++) assert.equal(ids.intern(idOf(n)), n);
   for (let n = 0; n < 1_000_000; n += 9973) assert.equal(ids.lookup(idOf(n)), n);
   assert.equal(ids.idOf(123_456), idOf(123_456));
-  // 2^21 slots of 4 bytes, then 4 bytes of hex value and 4 of entry a name (with the keys in the slots, 21).
-  assert.ok(ids.byteLength / 1_000_000 < 17, `${ids.byteLength / 1_000_000} bytes a name`);
+  // The newest ~100,000 in a 1 MiB table, the rest on disk behind 2 bytes of filter each (a table of them all took 12-16).
+  assert.ok(ids.spilled > 850_000, `${ids.spilled} ids on disk`);
+  const hexBytes = ids.byteLength - ids.entryOf.byteLength;
+  assert.ok(hexBytes / 1_000_000 < 4, `${hexBytes / 1_000_000} bytes a name`);
 });
 
 test('entryOf starts at -1 for every name', () => {
@@ -68,4 +70,30 @@ test('a sealed table keeps entryOf and the ids it was asked to keep, and lets go
   assert.equal(ids.size, 3);
   assert.throws(() => ids.lookup('d6dd2b31'), /sealed/);
   assert.throws(() => ids.intern('ffffffff'), /sealed/);
+});
+
+test('ids moved to disk keep their names: found again, looked up, named back, never made twice', () => {
+  const ids = new IdTable(64);
+  const hexOf = (n: number): string => (Math.imul(n + 7, 0x2545f491) >>> 0).toString(16).padStart(8, '0');
+  const names: number[] = [];
+  for (let n = 0; n < 1_000; n++) {
+    names.push(ids.intern(hexOf(n)));
+    // Now and then an id of another form, and an old hex id asked for again (a branch, a parent far back).
+    if (n % 97 === 0) ids.intern(`msg-${n}`);
+    if (n % 50 === 49) assert.equal(ids.intern(hexOf(n - 40)), names[n - 40], `id ${n - 40} again`);
+  }
+  const size = ids.size;
+  assert.ok(ids.spilled >= 900, `${ids.spilled} hex ids on disk`);
+  for (let n = 0; n < 1_000; n++) assert.equal(ids.intern(hexOf(n)), names[n], `id ${n} interned again`);
+  assert.equal(ids.size, size, 'no id made a second name');
+  assert.equal(ids.lookup(hexOf(5)), names[5]);
+  assert.equal(ids.lookup(hexOf(999)), names[999]);
+  assert.equal(ids.lookup(hexOf(1_000)), -1, 'an id never interned, though its filter may say maybe');
+  assert.equal(ids.idOf(names[3]!), hexOf(3), 'named back from a run on disk');
+  assert.equal(ids.idOf(names[999]!), hexOf(999), 'named back from the table');
+  assert.equal(ids.idOf(ids.intern('msg-97')), 'msg-97');
+  assert.throws(() => ids.idOf(size + 5), RangeError);
+  ids.seal([names[3]!]);
+  assert.equal(ids.idOf(names[3]!), hexOf(3));
+  assert.throws(() => ids.idOf(names[4]!), /not kept/);
 });
