@@ -61,7 +61,7 @@ export function activePath(index: SessionIndex): Int32Array {
 }
 
 export interface EmissionPlan {
-  /** The active path, root first. */
+  /** The active path, root first (its front overwritten by `entries` when planned with overwritePath). */
   readonly path: Int32Array;
   /** The latest compaction on the path (an entry number), or -1 (also when a later reset is the boundary). */
   readonly compaction: number;
@@ -89,6 +89,12 @@ function firstKeptPosition(index: SessionIndex, path: Int32Array, boundary: numb
 export interface PlanOptions {
   /** Database rules: what a reset keeps of the `message` entries of its window (reset-window.ts; it reads them). */
   resetKept?(window: Int32Array): Int32Array;
+  /**
+   * Write `entries` over the front of `path` instead of into an array of their own (4 MB at 1M
+   * entries): the caller is done with the path. Safe because entries come from the path in its
+   * order, so each is written at or before the position it is read from.
+   */
+  overwritePath?: boolean;
 }
 
 export function planEmission(index: SessionIndex, path: Int32Array = activePath(index), options: PlanOptions = {}): EmissionPlan {
@@ -103,11 +109,13 @@ export function planEmission(index: SessionIndex, path: Int32Array = activePath(
   }
   // F_EXCLUDED is only ever set under the database rules.
   const emits = (entry: number): boolean => (index.flags.get(entry) & (F_EMITS | F_DEAD | F_EXCLUDED)) === F_EMITS;
-  const entries = new Int32Array(path.length);
+  const entries = options.overwritePath === true ? path : new Int32Array(path.length);
   let count = 0;
   let firstKept = -1;
   let retained = 0;
   const isReset = boundary >= 0 && index.type.get(path[boundary]!) === T_RESET;
+  // Read before any entry is written: with overwritePath, entries may come to stand where it was.
+  const compaction = boundary < 0 || isReset ? -1 : path[boundary]!;
   if (boundary < 0) {
     for (const entry of path) if (emits(entry)) entries[count++] = entry;
   } else {
@@ -123,6 +131,5 @@ export function planEmission(index: SessionIndex, path: Int32Array = activePath(
     retained = count;
     for (let i = boundary + 1; i < path.length; i++) if (emits(path[i]!)) entries[count++] = path[i]!;
   }
-  const compaction = boundary < 0 || isReset ? -1 : path[boundary]!;
   return { path, compaction, retained, firstKept, entries: entries.subarray(0, count) };
 }

@@ -118,6 +118,11 @@ export class OffsetBlocks {
     return this.highs[at]! * HIGH + this.low.get(index);
   }
 
+  /** As Blocks.releaseBefore: the offsets below `index` can no longer be read. */
+  releaseBefore(index: number): void {
+    this.low.releaseBefore(index);
+  }
+
   /** Bytes held. */
   get byteLength(): number {
     return this.low.byteLength + this.changedAt.length * 16;

@@ -117,8 +117,6 @@ const BATCH_BYTES = 64 * 1024;
 interface ReadPlan extends LineContext {
   /** Byte offsets, lengths and types of the emitted lines, in order (packed: read-plan.ts). */
   readonly plan: ReadPlanEntries;
-  /** File line numbers of the emitted lines, when asked for (recordFileLines). */
-  readonly lines: Int32Array | undefined;
   /** Database rules: the first this many entries come from before the boundary, and their assistants lose a compaction checkpoint. */
   readonly checkpointFree: number;
 }
@@ -316,6 +314,18 @@ function resultIdIndexOf(index: SessionIndex, entries: Int32Array, first: number
   return resultIndex;
 }
 
+/** Entries of a large index the read plan passes between two collections (lib/large-garbage.ts): 2.8 MB of columns. */
+const RELEASE_COLLECT_ENTRIES = 1 << 18;
+
+/** Gives back the blocks of the index's per-entry columns that hold only entries below `entry` (their reads are over). */
+function releaseEntriesBefore(index: SessionIndex, entry: number): void {
+  index.offset.releaseBefore(entry);
+  index.length.releaseBefore(entry);
+  index.type.releaseBefore(entry);
+  index.flags.releaseBefore(entry);
+  index.role.releaseBefore(entry);
+}
+
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
 async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean; takeImageCensus?: boolean }, now: () => number): Promise<Prepared> {
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
@@ -325,7 +335,14 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
     // A reset's window is read here, once, for its tool pairing (database rules only).
     const resetKept = (window: Int32Array): Int32Array =>
       resetKeptEntries(window, (entry) => parseEntry(context, index.line.get(entry), texts.text(index.offset.get(entry), index.length.get(entry))).message);
-    const plan = planEmission(index, activePath(index), { resetKept });
+    // What needs the whole path comes first; then the emitted entries are written over it, and
+    // the read plan below gives back the index's columns as it passes them.
+    const path = activePath(index);
+    const pathLength = path.length;
+    const model = await modelOf(index, path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
+    const thinkingLevel = thinkingLevelOf(index, path);
+    const modelSwitchedAt = modelSwitchedAtOf(index, path, route, now);
+    const plan = planEmission(index, path, { resetKept, overwritePath: true });
     // The tree has been walked: its links (8 bytes an entry, 8 MB at 1M) go before the read plan
     // and the result index are built beside the rest of the index, this pass's peak.
     index.parentName.releaseBefore(Infinity);
@@ -337,29 +354,6 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       summary = compactionSummaryMessage(parseEntry(context, line, await readEntry(plan.compaction)), { source: index.source, line, where: entries.where });
       compactionAt = summary.timestamp as number;
     }
-    const n = plan.entries.length;
-    const packed = new ReadPlanWriter();
-    const lines = route.recordFileLines ? new Int32Array(n) : undefined;
-    // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
-    const first = summary === undefined ? 1 : 2;
-    for (let i = 0; i < n; i++) {
-      const entry = plan.entries[i]!;
-      const type = index.type.get(entry);
-      packed.push(index.offset.get(entry), index.length.get(entry), type === T_MESSAGE && (index.flags.get(entry) & F_PLAIN_ENVELOPE) !== 0 ? T_PLAIN_MESSAGE : type);
-      if (lines !== undefined) lines[i] = lineOf(index.line.get(entry));
-      if (type !== T_MESSAGE) continue;
-      // Message entries that may hold a compactionSummary message count too (rare: read them).
-      let stamp: number | undefined;
-      if (index.summaryTimestamps.has(entry)) {
-        stamp = compactionTimestampOf({ role: 'compactionSummary', timestamp: index.summaryTimestamps.get(entry) });
-      } else if (index.role.get(entry) === ROLE_COMPACTION_SUMMARY || (index.flags.get(entry) & F_MENTIONS_SUMMARY) !== 0) {
-        const message = messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0);
-        if (isRecord(message)) stamp = compactionTimestampOf(message);
-      }
-      if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
-    }
-    const resultIndex = resultIdIndexOf(index, plan.entries, first);
-    const model = await modelOf(index, plan.path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
     let imageCensus: ImageCensus | undefined;
     if (route.takeImageCensus === true) {
       // Only entries whose bytes hold "image" are read again (the index flagged them); the rest count by length.
@@ -376,15 +370,52 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       }
       imageCensus = { imageChars, otherBytes };
     }
+    const emitted = plan.entries;
+    const n = emitted.length;
+    const packed = new ReadPlanWriter(route.recordFileLines === true);
+    // Emitted entries in file order (a path read front to back, the common case): each block of
+    // the index's per-entry columns is let go once the plan has passed it, so the plan (4-5 bytes
+    // an entry) replaces them as it grows instead of standing beside them (11 bytes an entry).
+    let ascending = true;
+    for (let i = 1; i < n && ascending; i++) if (emitted[i]! <= emitted[i - 1]!) ascending = false;
+    // Columns let go are memory outside V8's heap that only a full collection returns, and this
+    // loop gives the collector no turn: every RELEASE_COLLECT_ENTRIES entries it asks for one.
+    const collectEvery = ascending && index.entryCount >= LARGE_INDEX_ENTRIES ? RELEASE_COLLECT_ENTRIES : Infinity;
+    let collectAt = collectEvery;
+    for (let i = 0; i < n; i++) {
+      const entry = emitted[i]!;
+      const type = index.type.get(entry);
+      const flags = index.flags.get(entry);
+      packed.push(index.offset.get(entry), index.length.get(entry), type === T_MESSAGE && (flags & F_PLAIN_ENVELOPE) !== 0 ? T_PLAIN_MESSAGE : type, route.recordFileLines === true ? lineOf(index.line.get(entry)) : 0);
+      if (type === T_MESSAGE) {
+        // Message entries that may hold a compactionSummary message count too (rare: read them).
+        let stamp: number | undefined;
+        if (index.summaryTimestamps.has(entry)) {
+          stamp = compactionTimestampOf({ role: 'compactionSummary', timestamp: index.summaryTimestamps.get(entry) });
+        } else if (index.role.get(entry) === ROLE_COMPACTION_SUMMARY || (flags & F_MENTIONS_SUMMARY) !== 0) {
+          const message = messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0);
+          if (isRecord(message)) stamp = compactionTimestampOf(message);
+        }
+        if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
+      }
+      if (ascending) releaseEntriesBefore(index, entry);
+      if (entry >= collectAt) {
+        collectAt = entry + collectEvery;
+        collectGarbageNow();
+      }
+    }
+    if (ascending) releaseEntriesBefore(index, Infinity);
+    // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
+    const resultIndex = resultIdIndexOf(index, emitted, summary === undefined ? 1 : 2);
     return {
-      readPlan: { ...context, plan: packed.finish(), lines, checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0 },
-      pathLength: plan.path.length,
-      thinkingLevel: thinkingLevelOf(index, plan.path),
+      readPlan: { ...context, plan: packed.finish(), checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0 },
+      pathLength,
+      thinkingLevel,
       summary,
       compactionTimestamp: compactionAt ?? null,
       summaryLine: plan.compaction >= 0 ? lineOf(index.line.get(plan.compaction)) : undefined,
       model,
-      modelSwitchedAt: modelSwitchedAtOf(index, plan.path, route, now),
+      modelSwitchedAt,
       resultIndex,
       bytesRead: texts.bytesRead,
       imageCensus,
@@ -468,7 +499,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
       let position = 0;
       if (summary !== undefined) {
         position++;
-        if (readPlan.lines !== undefined && prepared.summaryLine !== undefined) fileLines.set(summary, prepared.summaryLine);
+        if (readPlan.plan.withLines && prepared.summaryLine !== undefined) fileLines.set(summary, prepared.summaryLine);
         yield [summary];
       }
       let batch: Message[] = [];
@@ -496,7 +527,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
           if (stripped !== message) recordInputLine(stripped, inputLineOf(message) ?? position);
           message = stripped;
         }
-        if (readPlan.lines !== undefined && typeof message === 'object' && message !== null) fileLines.set(message, readPlan.lines[i]!);
+        if (readPlan.plan.withLines && typeof message === 'object' && message !== null) fileLines.set(message, next.line);
         batch.push(message);
         bytes += length;
         if (bytes >= BATCH_BYTES) {

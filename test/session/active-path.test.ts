@@ -159,3 +159,21 @@ test('past several 64K blocks (kept as steps): a duplicate id and a branch back 
   assert.ok(index.parentName.byteLength < BLOCK * 4 + 1024, `parents: ${index.parentName.byteLength} bytes`);
   assert.ok(index.ids.entryOf.byteLength < BLOCK * 4 + 1024, `entries by name: ${index.ids.entryOf.byteLength} bytes`);
 });
+
+test('planned over the path (overwritePath), the entries, the compaction and the kept range are the same', async () => {
+  const sessions = [
+    [HEADER, entry('a', null, user('a')), { type: 'label', id: 'l', parentId: 'a', targetId: 'a', label: 'x' }, entry('b', 'l', user('b'))],
+    [HEADER, entry('a', null, user('a')), entry('b', 'a', user('b')), compaction('c1', 'b', 'a'), entry('d', 'c1', user('d')), compaction('c2', 'd', 'b'), entry('e', 'c2', user('e'))],
+    // Kept from the root: the entry after the compaction comes to stand where the compaction was.
+    [HEADER, entry('a', null, user('a')), entry('b', 'a', user('b')), compaction('c', 'b', 'a'), entry('e', 'c', user('e'))],
+  ];
+  for (const lines of sessions) {
+    const index = await indexOf(lines);
+    const apart = planEmission(index);
+    const path = activePath(index);
+    const over = planEmission(index, path, { overwritePath: true });
+    assert.deepEqual([...over.entries], [...apart.entries]);
+    assert.equal(over.entries.buffer, path.buffer, 'written over the path');
+    assert.deepEqual([over.compaction, over.retained, over.firstKept], [apart.compaction, apart.retained, apart.firstKept]);
+  }
+});

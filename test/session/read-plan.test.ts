@@ -61,3 +61,31 @@ test('the consuming walk reads the same entries and gives back each block it has
   assert.ok(halfway < full * 0.6, `halfway the plan still held ${halfway} of ${full} bytes`);
   assert.equal(plan.byteLength, 0, 'every block is given back at the end');
 });
+
+test('a plan made with lines gives back each line number, after gaps and backwards', () => {
+  const entries: Array<[number, number, number, number]> = [
+    [0, 10, 0, 2],
+    [11, 20, 1, 3],
+    [40, 5, 0, 5], // a blank line skipped
+    [2 ** 33, 7, 2, 900_000],
+    [12, 3, 0, 4], // a branch read back: an earlier line
+    [16, 3, 0, 5],
+  ];
+  const writer = new ReadPlanWriter(true);
+  for (const [offset, length, type, line] of entries) writer.push(offset, length, type, line);
+  const plan = writer.finish();
+  assert.equal(plan.withLines, true);
+  const cursor = plan.consume();
+  const read: Array<[number, number, number, number]> = [];
+  while (cursor.next()) read.push([cursor.offset, cursor.length, cursor.type, cursor.line]);
+  assert.deepEqual(read, entries);
+  // Consecutive lines cost one byte more an entry (counted in 64 KiB blocks), not an Int32Array's four.
+  const bare = new ReadPlanWriter();
+  const lined = new ReadPlanWriter(true);
+  for (let i = 0; i < 200_000; i++) {
+    bare.push(i * 3001, 3000, 0);
+    lined.push(i * 3001, 3000, 0, i + 2);
+  }
+  const more = lined.finish().byteLength - bare.finish().byteLength;
+  assert.ok(more >= 200_000 - 65_536 && more <= 200_000 + 65_536, `${more} bytes more for 200,000 line numbers`);
+});
