@@ -14,7 +14,7 @@
  */
 import { readFileChunks } from './file-chunks.ts';
 import { ImageCensusScan, type ImageCensus } from './image-census.ts';
-import { HashedRuns } from './hashed-runs.ts';
+import { SpillingPairs } from './spilling-pairs.ts';
 import { Needle } from './needle.ts';
 
 /** The six result-id keys, found through their two possible endings so each chunk is searched twice, not six times. */
@@ -40,21 +40,17 @@ export const DEFAULT_RESULT_SPILL_IDS = 3 << 14;
  * Id hash -> the last input line (1-based) at which a tool result may carry it. An
  * open-addressing table of typed arrays filled to at most three quarters (no object per id, and
  * nothing for the collector to trace). Past DEFAULT_RESULT_SPILL_IDS ids the table moves its
- * (hash, line) pairs to a sorted run on disk (lib/hashed-runs.ts) and starts again empty: a
+ * (hash, line) pairs to a sorted run on disk (lib/spilling-pairs.ts) and starts again empty: a
  * million results hold about 2 bytes each in memory (the runs' filters) instead of 8-16 (8 MiB
  * at 1M mixed-details messages). Pairing asks only about calls left unanswered when their frame
  * closes, so the disk is read rarely: a filter's "no" is enough for nearly every id.
  */
 export class ResultIdIndex {
-  /** (hash, line) pairs by slot; line 0 marks an empty slot (lines are >= 1). */
-  private pairs: Uint32Array;
-  private used = 0;
-  private spilled = 0;
-  private runs: HashedRuns | undefined;
+  /** Id hash -> last line (lines are >= 1, so never the empty slot's 0). */
+  private readonly lines: SpillingPairs;
 
-  constructor(private readonly spillIds: number = DEFAULT_RESULT_SPILL_IDS) {
-    const capacity = Math.min(1 << 10, 2 ** Math.ceil(Math.log2((spillIds * 4) / 3 + 1)));
-    this.pairs = new Uint32Array(capacity * 2);
+  constructor(spillIds: number = DEFAULT_RESULT_SPILL_IDS) {
+    this.lines = new SpillingPairs(spillIds, Math.min(1 << 10, 2 ** Math.ceil(Math.log2((spillIds * 4) / 3 + 1))));
   }
 
   record(id: string, line: number): void {
@@ -62,79 +58,31 @@ export class ResultIdIndex {
   }
 
   recordHash(hash: number, line: number): void {
-    const at = this.slotOf(hash) * 2;
-    const held = this.pairs[at + 1]!;
-    if (held === 0) {
-      this.pairs[at] = hash;
-      this.pairs[at + 1] = line;
-      if (++this.used >= this.spillIds) this.spill();
-      else if (this.used * 8 > this.pairs.length * 3) this.grow();
-    } else if (held < line) {
-      this.pairs[at + 1] = line;
-    }
+    const at = this.lines.find(hash);
+    const held = this.lines.valueAt(at);
+    if (held === 0) this.lines.insert(at, hash, line);
+    else if (held < line) this.lines.setValue(at, line);
   }
 
   /** The last input line (1-based) where a result may carry this id, or 0 when none does. */
   lastLineOf(id: string): number {
     const hash = hashResultId(id.trim());
-    const line = this.pairs[this.slotOf(hash) * 2 + 1]!;
-    if (this.runs === undefined) return line;
-    return Math.max(line, this.runs.lastLowOf(hash));
+    return Math.max(this.lines.valueAt(this.lines.find(hash)), this.lines.spilledValue(hash));
   }
 
   /** Ids recorded (one recorded again after the table moved to disk counts again). */
   get size(): number {
-    return this.used + this.spilled;
+    return this.lines.size;
   }
 
   /** Bytes held in memory. */
   get byteLength(): number {
-    return this.pairs.byteLength + (this.runs?.byteLength ?? 0);
+    return this.lines.byteLength;
   }
 
   /** Closes the run file, if the table spilled. */
   dispose(): void {
-    this.runs?.dispose();
-  }
-
-  /** The slot holding `hash`, or the empty slot where it would go. */
-  private slotOf(hash: number): number {
-    const mask = this.pairs.length / 2 - 1;
-    let slot = (Math.imul(hash, 0x9e3779b1) >>> 0) & mask;
-    while (this.pairs[slot * 2 + 1] !== 0 && this.pairs[slot * 2] !== hash) slot = (slot + 1) & mask;
-    return slot;
-  }
-
-  /**
-   * Moves the pairs to a run on disk and empties the table. They are packed to the front of the
-   * table itself, which the run then sorts in place: a spill allocates only the run's filter
-   * (a copy per spill left about 1 MB of garbage each, 11 MB within one synchronous loop at 1M
-   * results, at the session read pass's peak).
-   */
-  private spill(): void {
-    const pairs = this.pairs;
-    let count = 0;
-    for (let at = 0; at < pairs.length; at += 2) {
-      if (pairs[at + 1] === 0) continue;
-      pairs[count * 2] = pairs[at]!;
-      pairs[count * 2 + 1] = pairs[at + 1]!;
-      count++;
-    }
-    (this.runs ??= new HashedRuns({ filterOnHigh: true })).write(pairs, count);
-    pairs.fill(0);
-    this.spilled += this.used;
-    this.used = 0;
-  }
-
-  private grow(): void {
-    const old = this.pairs;
-    this.pairs = new Uint32Array(old.length * 2);
-    for (let at = 0; at < old.length; at += 2) {
-      if (old[at + 1] === 0) continue;
-      const to = this.slotOf(old[at]!) * 2;
-      this.pairs[to] = old[at]!;
-      this.pairs[to + 1] = old[at + 1]!;
-    }
+    this.lines.dispose();
   }
 }
 

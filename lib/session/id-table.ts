@@ -6,7 +6,7 @@
  * Writers give new entries the first 8 hex digits of a UUID, so an id of exactly 8 lowercase
  * hex digits is kept as its 32-bit value (exact: the packing is a bijection). The newest such ids
  * sit in an open-addressing table of (value, name) pairs; when it holds SPILL_NAMES of them they
- * move to a sorted run on disk with a Bloom filter (lib/hashed-runs.ts), so an id costs about 2
+ * move to a sorted run on disk with a Bloom filter (lib/spilling-pairs.ts), so an id costs about 2
  * bytes of memory once it is older than the last ~100,000, where the table kept 12 bytes for
  * every id (at 1M ids: about 3 MB against 12 MB, at the index pass's peak). Entries name their
  * parent mostly among the newest ids, which the table answers; a new id is asked of the runs'
@@ -19,7 +19,7 @@
 import { Buffer } from 'node:buffer';
 import { type Int32Column } from './growable.ts';
 import { StepBlocks } from './step-blocks.ts';
-import { HashedRuns } from '../hashed-runs.ts';
+import { SpillingPairs } from '../spilling-pairs.ts';
 
 const INITIAL_SLOTS = 1 << 12;
 /** Hex ids the table holds before they move to a run: 3/4 of 2^17 slots, 1 MiB of pairs. */
@@ -55,12 +55,8 @@ function packHexBytes(buffer: Buffer, start: number, end: number): number {
 }
 
 export class IdTable {
-  /** The newest hex ids, by slot: (32-bit value, name + 1) pairs; 0 as the name marks an empty slot. */
-  private pairs = new Uint32Array(INITIAL_SLOTS * 2);
-  private mask = INITIAL_SLOTS - 1;
-  private held = 0;
-  /** Older hex ids, as keys (value, name + 1) filtered on the value. */
-  private runs: HashedRuns | undefined;
+  /** Hex ids: their 32-bit value -> name + 1 (never 0, the empty slot's mark). */
+  private readonly hexNames: SpillingPairs;
   private sealed = false;
   private readonly others = new Map<string, number>();
   private readonly otherIds = new Map<number, string>();
@@ -68,7 +64,9 @@ export class IdTable {
   readonly entryOf: Int32Column = new StepBlocks(-1);
 
   /** @param spillNames hex ids held in memory before they move to disk (tests make it small). */
-  constructor(private readonly spillNames: number = SPILL_NAMES) {}
+  constructor(spillNames: number = SPILL_NAMES) {
+    this.hexNames = new SpillingPairs(spillNames, INITIAL_SLOTS);
+  }
 
   get size(): number {
     return this.entryOf.length;
@@ -76,7 +74,7 @@ export class IdTable {
 
   /** Hex ids moved to disk so far. */
   get spilled(): number {
-    return this.runs?.keys ?? 0;
+    return this.hexNames.spilled;
   }
 
   /**
@@ -86,9 +84,7 @@ export class IdTable {
    */
   seal(keep: readonly number[]): void {
     for (const name of keep) if (name >= 0) this.otherIds.set(name, this.idOf(name));
-    this.pairs = new Uint32Array(0);
-    this.runs?.dispose();
-    this.runs = undefined;
+    this.hexNames.dispose();
     this.sealed = true;
   }
 
@@ -119,7 +115,7 @@ export class IdTable {
     if (this.sealed) throw new Error('IdTable: sealed');
     const hex = packHex(id);
     if (hex < 0) return this.others.get(id) ?? -1;
-    const held = this.pairs[this.findSlot(hex) * 2 + 1]!;
+    const held = this.hexNames.valueAt(this.hexNames.find(hex));
     return held !== 0 ? held - 1 : this.spilledName(hex);
   }
 
@@ -128,69 +124,29 @@ export class IdTable {
     const other = this.otherIds.get(name);
     if (other !== undefined) return other;
     if (this.sealed) throw new Error('IdTable: sealed, and this id was not kept');
-    let value = -1;
-    for (let at = 0; at < this.pairs.length && value < 0; at += 2) if (this.pairs[at + 1] === name + 1) value = this.pairs[at]!;
-    if (value < 0 && this.runs !== undefined) value = this.runs.highOf(name + 1);
+    const value = this.hexNames.keyOf(name + 1);
     if (value < 0) throw new RangeError(`IdTable: no id has the name ${name}`);
     return value.toString(16).padStart(8, '0');
   }
 
   /** Bytes held in memory by typed arrays: the table, the runs' filters, entryOf (the Map of other ids is not counted). */
   get byteLength(): number {
-    return this.pairs.byteLength + (this.runs?.byteLength ?? 0) + this.entryOf.byteLength;
+    return this.hexNames.byteLength + this.entryOf.byteLength;
   }
 
   private internHex(value: number): number {
-    const at = this.findSlot(value) * 2;
-    const held = this.pairs[at + 1]!;
+    const at = this.hexNames.find(value);
+    const held = this.hexNames.valueAt(at);
     if (held !== 0) return held - 1;
     const spilled = this.spilledName(value);
     if (spilled >= 0) return spilled;
     const name = this.entryOf.push(-1);
-    this.pairs[at] = value;
-    this.pairs[at + 1] = name + 1;
-    if (++this.held >= this.spillNames) this.spill();
-    else if (this.held * 8 > this.pairs.length * 3) this.grow();
+    this.hexNames.insert(at, value, name + 1);
     return name;
   }
 
   private spilledName(value: number): number {
-    const low = this.runs === undefined ? -1 : this.runs.lastLowOf(value);
-    return low < 0 ? -1 : low - 1;
-  }
-
-  private findSlot(value: number): number {
-    let slot = (Math.imul(value, 0x9e3779b1) >>> 0) & this.mask;
-    while (this.pairs[slot * 2 + 1] !== 0 && this.pairs[slot * 2] !== value) slot = (slot + 1) & this.mask;
-    return slot;
-  }
-
-  /** Moves the table's ids to a run on disk (packed to the table's front, sorted there: no copy) and empties the table. */
-  private spill(): void {
-    const pairs = this.pairs;
-    let count = 0;
-    for (let at = 0; at < pairs.length; at += 2) {
-      if (pairs[at + 1] === 0) continue;
-      pairs[count * 2] = pairs[at]!;
-      pairs[count * 2 + 1] = pairs[at + 1]!;
-      count++;
-    }
-    (this.runs ??= new HashedRuns({ filterOnHigh: true })).write(pairs, count);
-    pairs.fill(0);
-    this.held = 0;
-  }
-
-  private grow(): void {
-    const old = this.pairs;
-    this.pairs = new Uint32Array(old.length * 2);
-    this.mask = old.length - 1;
-    for (let at = 0; at < old.length; at += 2) {
-      if (old[at + 1] === 0) continue;
-      // Every id in the old table is distinct: the first empty slot is its place.
-      let slot = (Math.imul(old[at]!, 0x9e3779b1) >>> 0) & this.mask;
-      while (this.pairs[slot * 2 + 1] !== 0) slot = (slot + 1) & this.mask;
-      this.pairs[slot * 2] = old[at]!;
-      this.pairs[slot * 2 + 1] = old[at + 1]!;
-    }
+    const stored = this.hexNames.spilledValue(value);
+    return stored < 0 ? -1 : stored - 1;
   }
 }
