@@ -326,12 +326,55 @@ function releaseEntriesBefore(index: SessionIndex, entry: number): void {
   index.role.releaseBefore(entry);
 }
 
+/**
+ * The read plan of the emitted entries, and the latest compactionSummary time among their
+ * messages. Emitted entries in file order (a path read front to back, the common case) give back
+ * each block of the index's per-entry columns once the plan has passed it, so the plan (4-5 bytes
+ * an entry) replaces them as it grows instead of standing beside them (11 bytes an entry).
+ */
+async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines: boolean, readMessage: (entry: number) => Promise<unknown>): Promise<{ plan: ReadPlanEntries; compactionAt: number | undefined }> {
+  const n = emitted.length;
+  const packed = new ReadPlanWriter(withLines);
+  let compactionAt: number | undefined;
+  let ascending = true;
+  for (let i = 1; i < n && ascending; i++) if (emitted[i]! <= emitted[i - 1]!) ascending = false;
+  // Columns let go are memory outside V8's heap that only a full collection returns, and this
+  // loop gives the collector no turn: every RELEASE_COLLECT_ENTRIES entries it asks for one.
+  const collectEvery = ascending && index.entryCount >= LARGE_INDEX_ENTRIES ? RELEASE_COLLECT_ENTRIES : Infinity;
+  let collectAt = collectEvery;
+  for (let i = 0; i < n; i++) {
+    const entry = emitted[i]!;
+    const type = index.type.get(entry);
+    const flags = index.flags.get(entry);
+    packed.push(index.offset.get(entry), index.length.get(entry), type === T_MESSAGE && (flags & F_PLAIN_ENVELOPE) !== 0 ? T_PLAIN_MESSAGE : type, withLines ? lineOf(index.line.get(entry)) : 0);
+    if (type === T_MESSAGE) {
+      // Message entries that may hold a compactionSummary message count too (rare: read them).
+      let stamp: number | undefined;
+      if (index.summaryTimestamps.has(entry)) {
+        stamp = compactionTimestampOf({ role: 'compactionSummary', timestamp: index.summaryTimestamps.get(entry) });
+      } else if (index.role.get(entry) === ROLE_COMPACTION_SUMMARY || (flags & F_MENTIONS_SUMMARY) !== 0) {
+        const message = await readMessage(entry);
+        if (isRecord(message)) stamp = compactionTimestampOf(message);
+      }
+      if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
+    }
+    if (ascending) releaseEntriesBefore(index, entry);
+    if (entry >= collectAt) {
+      collectAt = entry + collectEvery;
+      collectGarbageNow();
+    }
+  }
+  if (ascending) releaseEntriesBefore(index, Infinity);
+  return { plan: packed.finish(), compactionAt };
+}
+
 /** Everything the read pass needs decided before the first message: reads a handful of lines. */
 async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSnapshot & { recordFileLines?: boolean; takeImageCensus?: boolean }, now: () => number): Promise<Prepared> {
   const context: LineContext = { source: index.source, migrateV2: index.migrateV2, entries };
   const texts = await entries.open('prepare');
   try {
     const readEntry = async (entry: number): Promise<string> => texts.text(index.offset.get(entry), index.length.get(entry));
+    const readMessage = async (entry: number): Promise<unknown> => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0);
     // A reset's window is read here, once, for its tool pairing (database rules only).
     const resetKept = (window: Int32Array): Int32Array =>
       resetKeptEntries(window, (entry) => parseEntry(context, index.line.get(entry), texts.text(index.offset.get(entry), index.length.get(entry))).message);
@@ -339,7 +382,7 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
     // the read plan below gives back the index's columns as it passes them.
     const path = activePath(index);
     const pathLength = path.length;
-    const model = await modelOf(index, path, async (entry) => messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0));
+    const model = await modelOf(index, path, readMessage);
     const thinkingLevel = thinkingLevelOf(index, path);
     const modelSwitchedAt = modelSwitchedAtOf(index, path, route, now);
     const plan = planEmission(index, path, { resetKept, overwritePath: true });
@@ -371,44 +414,12 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       imageCensus = { imageChars, otherBytes };
     }
     const emitted = plan.entries;
-    const n = emitted.length;
-    const packed = new ReadPlanWriter(route.recordFileLines === true);
-    // Emitted entries in file order (a path read front to back, the common case): each block of
-    // the index's per-entry columns is let go once the plan has passed it, so the plan (4-5 bytes
-    // an entry) replaces them as it grows instead of standing beside them (11 bytes an entry).
-    let ascending = true;
-    for (let i = 1; i < n && ascending; i++) if (emitted[i]! <= emitted[i - 1]!) ascending = false;
-    // Columns let go are memory outside V8's heap that only a full collection returns, and this
-    // loop gives the collector no turn: every RELEASE_COLLECT_ENTRIES entries it asks for one.
-    const collectEvery = ascending && index.entryCount >= LARGE_INDEX_ENTRIES ? RELEASE_COLLECT_ENTRIES : Infinity;
-    let collectAt = collectEvery;
-    for (let i = 0; i < n; i++) {
-      const entry = emitted[i]!;
-      const type = index.type.get(entry);
-      const flags = index.flags.get(entry);
-      packed.push(index.offset.get(entry), index.length.get(entry), type === T_MESSAGE && (flags & F_PLAIN_ENVELOPE) !== 0 ? T_PLAIN_MESSAGE : type, route.recordFileLines === true ? lineOf(index.line.get(entry)) : 0);
-      if (type === T_MESSAGE) {
-        // Message entries that may hold a compactionSummary message count too (rare: read them).
-        let stamp: number | undefined;
-        if (index.summaryTimestamps.has(entry)) {
-          stamp = compactionTimestampOf({ role: 'compactionSummary', timestamp: index.summaryTimestamps.get(entry) });
-        } else if (index.role.get(entry) === ROLE_COMPACTION_SUMMARY || (flags & F_MENTIONS_SUMMARY) !== 0) {
-          const message = messageOfLine(context, index.line.get(entry), await readEntry(entry), undefined, 0);
-          if (isRecord(message)) stamp = compactionTimestampOf(message);
-        }
-        if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
-      }
-      if (ascending) releaseEntriesBefore(index, entry);
-      if (entry >= collectAt) {
-        collectAt = entry + collectEvery;
-        collectGarbageNow();
-      }
-    }
-    if (ascending) releaseEntriesBefore(index, Infinity);
+    const packed = await packReadPlan(index, emitted, route.recordFileLines === true, readMessage);
+    if (packed.compactionAt !== undefined && (compactionAt === undefined || packed.compactionAt > compactionAt)) compactionAt = packed.compactionAt;
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
     const resultIndex = resultIdIndexOf(index, emitted, summary === undefined ? 1 : 2);
     return {
-      readPlan: { ...context, plan: packed.finish(), checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0 },
+      readPlan: { ...context, plan: packed.plan, checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0 },
       pathLength,
       thinkingLevel,
       summary,
