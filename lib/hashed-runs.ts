@@ -178,12 +178,7 @@ export class HashedRuns {
     const bytes = new Uint8Array(chunk.buffer);
     for (let at = 0; at < this.end; ) {
       const length = Math.min(bytes.length, this.end - at);
-      let read = 0;
-      while (read < length) {
-        const got = readSync(this.fd, bytes, read, length - read, at + read);
-        if (got === 0) throw new Error('hashed-id run file is shorter than written');
-        read += got;
-      }
+      this.readAt(bytes, length, at);
       for (let i = 0; i < length / 4; i += 2) {
         if (chunk[i + (LITTLE_ENDIAN ? 0 : 1)] === lo) return chunk[i + (LITTLE_ENDIAN ? 1 : 0)]!;
       }
@@ -221,12 +216,7 @@ export class HashedRuns {
     const first = low * FENCE_EVERY;
     const count = Math.min(FENCE_EVERY, run.count - first);
     const length = count * 8;
-    let read = 0;
-    while (read < length) {
-      const got = readSync(this.fd, this.block, read, length - read, run.at + first * 8 + read);
-      if (got === 0) throw new Error('hashed-id run file is shorter than written');
-      read += got;
-    }
+    this.readAt(this.block, length, run.at + first * 8);
     const keys = new BigUint64Array(this.block.buffer, 0, count);
     // keys[0] is the fence, at most `key`: find the last one that is.
     low = 0;
@@ -237,6 +227,16 @@ export class HashedRuns {
       else high = middle - 1;
     }
     return keys[low]!;
+  }
+
+  /** Fills the first `length` bytes of `into` from the run file at byte `position`. */
+  private readAt(into: Uint8Array, length: number, position: number): void {
+    let read = 0;
+    while (read < length) {
+      const got = readSync(this.fd, into, read, length - read, position + read);
+      if (got === 0) throw new Error('hashed-id run file is shorter than written');
+      read += got;
+    }
   }
 
   private open(): void {
