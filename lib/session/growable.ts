@@ -86,6 +86,18 @@ export const uint8s = (): Blocks<Uint8Array> => new Blocks((n) => new Uint8Array
 
 const HIGH = 2 ** 32;
 
+/** The position of the last of the ascending `sorted` that is at most `value` (0 when none is). */
+export function lastAtMost(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (sorted[middle]! <= value) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
 /**
  * Byte offsets (whole numbers up to 2^53): the low 32 bits in 4-byte blocks, and the high part
  * only where it changes from one push to the next, which for a file read front to back is once
@@ -154,14 +166,7 @@ export class SteppedNumbers {
   }
 
   get(index: number): number {
-    let low = 0;
-    let high = this.changedAt.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if (this.changedAt[middle]! <= index) low = middle;
-      else high = middle - 1;
-    }
-    return index + this.offsets[low]!;
+    return index + this.offsets[lastAtMost(this.changedAt, index)]!;
   }
 
   /** Bytes held (about). */

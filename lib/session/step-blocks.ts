@@ -14,7 +14,7 @@
  * The block being filled is always an array. set() on a block kept as runs records the value off
  * them, and turns the block back into an array when too many are.
  */
-import { BLOCK_SHIFT, type Int32Column } from './growable.ts';
+import { BLOCK_SHIFT, lastAtMost, type Int32Column } from './growable.ts';
 
 const BLOCK = 1 << BLOCK_SHIFT;
 const MASK = BLOCK - 1;
@@ -114,16 +114,7 @@ export class StepBlocks implements Int32Column {
     const starts = this.runStarts[block];
     if (starts === undefined) throw new RangeError(`StepBlocks: index ${index} was released or never pushed`);
     const steps = this.runSteps[block]!;
-    if (starts.length === 1) return index + steps[0]!;
-    const at = index & MASK;
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if (starts[middle]! <= at) low = middle;
-      else high = middle - 1;
-    }
-    return index + steps[low]!;
+    return index + steps[starts.length === 1 ? 0 : lastAtMost(starts, index & MASK)]!;
   }
 
   /** A full block: kept as its runs, if it has few; returns its array then. */
