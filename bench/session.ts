@@ -175,7 +175,7 @@ async function child(mode: string, file: string, route: string[]): Promise<void>
     const session = await readSessionMessages(file);
     let messages = 0;
     for await (const batch of session.batches()) messages += batch.length;
-    Object.assign(result, { indexMs: session.stats.indexMs, readMs: session.stats.readMs, messages, pathEntries: session.stats.pathEntries, entries: session.stats.entries });
+    Object.assign(result, { indexMs: session.stats.indexMs, prepareMs: session.stats.prepareMs, readMs: session.stats.readMs, messages, pathEntries: session.stats.pathEntries, entries: session.stats.entries });
   } else {
     // The command itself: transcript-hygiene sanitize FILE --provider ... --stats > /dev/null
     const { main } = await import('../lib/cli/main.ts');
@@ -189,8 +189,8 @@ async function child(mode: string, file: string, route: string[]): Promise<void>
     stdout.end();
     await once(stdout, 'finish');
     if (code !== 0) throw new Error(`sanitize exited ${code}: ${errors}`);
-    const stats = JSON.parse(errors) as { messagesIn: number; messagesOut: number; session: { indexMs: number; readMs: number } };
-    Object.assign(result, { indexMs: stats.session.indexMs, readMs: stats.session.readMs, messagesIn: stats.messagesIn, messagesOut: stats.messagesOut });
+    const stats = JSON.parse(errors) as { messagesIn: number; messagesOut: number; session: { indexMs: number; prepareMs: number; readMs: number } };
+    Object.assign(result, { indexMs: stats.session.indexMs, prepareMs: stats.session.prepareMs, readMs: stats.session.readMs, messagesIn: stats.messagesIn, messagesOut: stats.messagesOut });
   }
   result.ms = performance.now() - started;
   result.maxRssMb = Number((process.resourceUsage().maxRSS / 1024).toFixed(1));
@@ -276,6 +276,7 @@ async function main(): Promise<number> {
     for (const r of results) {
       const label = r.mode === 'full' ? `full (${r.route as string})` : (r.mode as string);
       const parts = [`total ${s(r.ms)}`, `index pass ${s(r.indexMs)}`];
+      if (r.prepareMs !== undefined) parts.push(`between the passes ${s(r.prepareMs)}`);
       if (r.readMs !== undefined) parts.push(`read pass ${s(r.readMs)}`);
       if (r.messages !== undefined) parts.push(`${r.messages as number} messages`);
       if (r.messagesIn !== undefined) parts.push(`${r.messagesIn as number} in / ${r.messagesOut as number} out`);

@@ -76,6 +76,8 @@ export interface SessionReadStats {
   reread: number;
   restarts: number;
   indexMs: number;
+  /** Between the passes: the active path walked, the read plan packed, the result-id index built. */
+  prepareMs: number;
   /** Read pass (filled in when it ends). */
   readMs: number;
   bytesRead: number;
@@ -468,7 +470,9 @@ export function overBatches(batches: () => AsyncGenerator<Message[]>): Pick<Sess
  */
 export async function readIndexedSession(index: SessionIndex, entries: EntrySource, options: HygieneOptions & { recordFileLines?: boolean; takeImageCensus?: boolean } = {}): Promise<SessionMessages> {
   const { path, source } = index;
+  const preparing = performance.now();
   const prepared = await prepare(index, entries, options, options.now ?? Date.now);
+  const prepareMs = performance.now() - preparing;
   const { readPlan, summary, modelSwitchedAt } = prepared;
   const stats: SessionReadStats = {
     lines: index.lines,
@@ -483,6 +487,7 @@ export async function readIndexedSession(index: SessionIndex, entries: EntrySour
     reread: index.verified,
     restarts: index.restarts,
     indexMs: index.ms,
+    prepareMs,
     readMs: 0,
     bytesRead: prepared.bytesRead,
     messageTexts: 0,

@@ -141,7 +141,7 @@ describe('what comes with the messages', () => {
       assert.equal(rawLineOf(messages[1]!), JSON.stringify(call), 'an untouched message keeps its original text');
       assert.equal(session.compactionTimestamp, Date.parse('2026-07-23T10:00:05.000Z'));
       assert.equal(session.stats.pathEntries, 5);
-      assert.ok(session.stats.readMs > 0 && session.stats.indexMs > 0);
+      assert.ok(session.stats.readMs > 0 && session.stats.indexMs > 0 && session.stats.prepareMs > 0);
     } finally {
       await cleanup();
     }
