@@ -130,14 +130,19 @@ export function scanMessagePrefix(buffer: Buffer, start: number, end: number, ou
   out.resultStart = -1;
   out.resultEnd = -1;
   out.plainEnvelope = false;
+  let timestampStart = at;
+  let timestampEnd = at;
   if (startsWith(buffer, at, end, TIMESTAMP)) {
-    const timestampEnd = plainStringEnd(buffer, at + TIMESTAMP.length, end);
+    timestampStart = at + TIMESTAMP.length;
+    timestampEnd = plainStringEnd(buffer, timestampStart, end);
     if (timestampEnd < 0 || buffer[timestampEnd + 1] !== 0x2c) return true;
     at = timestampEnd + 2;
   }
   if (!startsWith(buffer, at, end, MESSAGE_ROLE)) return true;
-  // Everything before the message's `{`: the head, the id, the parent and the timestamp (the rest is ASCII by construction).
-  out.plainEnvelope = isAscii(buffer, start, at);
+  // Everything before the message's `{` is ASCII when the id, the parent and the timestamp are:
+  // the rest of it is the literals matched above.
+  out.plainEnvelope =
+    isAscii(buffer, idStart, idEnd) && (out.parentStart < 0 || isAscii(buffer, out.parentStart, out.parentEnd)) && isAscii(buffer, timestampStart, timestampEnd);
   at += MESSAGE_ROLE.length;
   const roleEnd = plainStringEnd(buffer, at, end);
   if (roleEnd < 0) return true;
