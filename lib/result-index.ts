@@ -33,6 +33,21 @@ export function hashResultId(id: string): number {
   return hash >>> 0;
 }
 
+/**
+ * hashResultId of the id held in bytes [start, end), hashed from the bytes themselves when they
+ * are all ASCII (then they are the string's code units, and no string is made); -1 otherwise.
+ */
+export function hashResultIdAscii(bytes: Uint8Array, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte >= 0x80) return -1;
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
 /** Ids held in the table before it moves them to disk: 2^16 slots, 512 KiB of keys and lines. */
 export const DEFAULT_RESULT_SPILL_IDS = 3 << 14;
 

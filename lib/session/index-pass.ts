@@ -30,7 +30,7 @@ import { IdTable } from './id-table.ts';
 import { OffsetBlocks, SteppedNumbers, int32s, uint32s, uint8s, type Blocks, type Int32Column } from './growable.ts';
 import { StepBlocks } from './step-blocks.ts';
 import { ROLE_COMPACTION_SUMMARY, ROLE_OTHER, ROLE_TOOL_RESULT, ROLE_UNKNOWN, roleCode, scanMessagePrefix, type MessagePrefix } from './prefix-scan.ts';
-import { hashResultId, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
+import { hashResultId, hashResultIdAscii, resultIdsOfMessage, scanResultIdBytes } from './result-ids.ts';
 import {
   CANONICAL_TYPES,
   DB_CANONICAL_TYPES,
@@ -592,7 +592,9 @@ class IndexBuilder {
     if (prefix.plainEnvelope) flags |= F_PLAIN_ENVELOPE;
     this.flagBits.set(entry, flags);
     if (prefix.role === ROLE_TOOL_RESULT && prefix.resultStart >= 0) {
-      this.result(entry, hashResultId(buffer.toString('utf8', prefix.resultStart, prefix.resultEnd)));
+      // The scan took only an id that trim() leaves as it is, so its bytes hash as the string would.
+      const hash = hashResultIdAscii(buffer, prefix.resultStart, prefix.resultEnd);
+      this.result(entry, hash >= 0 ? hash : hashResultId(buffer.toString('utf8', prefix.resultStart, prefix.resultEnd)));
     } else if (prefix.role === ROLE_TOOL_RESULT || prefix.role === ROLE_UNKNOWN) {
       scanResultIdBytes(buffer, start, end, (id) => this.result(entry, hashResultId(id)));
     }

@@ -9,7 +9,7 @@
  */
 import { Buffer } from 'node:buffer';
 
-export { hashResultId } from '../result-index.ts';
+export { hashResultId, hashResultIdAscii } from '../result-index.ts';
 
 const RESULT_ID_KEYS = ['toolCallId', 'toolUseId', 'tool_call_id', 'tool_use_id', 'callId', 'call_id'] as const;
 

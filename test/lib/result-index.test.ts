@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultIdIndex, hashResultId, scanInputFile, scanResultIds } from '../../lib/result-index.ts';
+import { ResultIdIndex, hashResultId, hashResultIdAscii, scanInputFile, scanResultIds } from '../../lib/result-index.ts';
 import { sanitizeFile } from '../../lib/run.ts';
 import { routeWantsCompactionTime } from '../../lib/session/sanitize.ts';
 import { Writable } from 'node:stream';
@@ -209,4 +209,13 @@ test('past its bound the index moves ids to disk and still gives the last line o
   } finally {
     index.dispose();
   }
+});
+
+test('hashResultIdAscii: the bytes of an ASCII id hash as its string does; any other byte gives -1', () => {
+  for (const id of ['toolu_01jcnGf2v41gr4EU2NRPRBQd', 'call_2', 'a', '', 'x|y:z~']) {
+    const bytes = Buffer.from(`"${id}"`, 'utf8');
+    assert.equal(hashResultIdAscii(bytes, 1, bytes.length - 1), hashResultId(id), id);
+  }
+  const accented = Buffer.from('call_é', 'utf8');
+  assert.equal(hashResultIdAscii(accented, 0, accented.length), -1);
 });

@@ -118,6 +118,22 @@ describe('what comes with the messages', () => {
     }
   });
 
+  test('tool-result ids read from the line prefix, ASCII or not, are in the result-id index as their strings hash', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const call = assistant('c', 2, { content: [{ type: 'toolCall', id: 'toolu_1', name: 'read', arguments: {} }, { type: 'toolCall', id: 'toolu_é2', name: 'read', arguments: {} }], stopReason: 'toolUse' });
+      const result = (id: string): Record<string, unknown> => ({ role: 'toolResult', toolCallId: id, content: [], isError: false });
+      const file = await writeSession(path.join(dir, 's.jsonl'), [HEADER, entry('a', null, user('q')), entry('b', 'a', call), entry('c', 'b', result('toolu_1')), entry('d', 'c', result('toolu_é2'))]);
+      const session = await readSessionMessages(file);
+      await session.toArray();
+      assert.equal(session.stats.prefixScanned, 4, 'every entry went through the prefix scan');
+      assert.equal(session.resultIndex.lastLineOf('toolu_1'), 3);
+      assert.equal(session.resultIndex.lastLineOf('toolu_é2'), 4);
+    } finally {
+      await cleanup();
+    }
+  });
+
   test('positions as input lines, the result-id index in the same terms, raw lines kept', async () => {
     const { dir, cleanup } = await tempDir();
     try {
