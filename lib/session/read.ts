@@ -31,6 +31,7 @@ import { branchSummaryMessage, compactionSummaryMessage, customMessage, lineOf, 
 import { modelOf, modelSwitchedAtOf, thinkingLevelOf, type RouteSnapshot, type SessionModel } from './settings.ts';
 import { ResultIdIndex } from '../result-index.ts';
 import { ReadPlanWriter, type ReadPlanEntries } from './read-plan.ts';
+import { BLOCK_SHIFT } from './growable.ts';
 import { InvalidUtf8Counter, type InvalidUtf8 } from '../utf8-replacements.ts';
 import { LineWindow } from './line-window.ts';
 import { F_MENTIONS_IMAGE, F_MENTIONS_SUMMARY, F_PLAIN_ENVELOPE, T_BRANCH_SUMMARY, T_CUSTOM_MESSAGE, T_MESSAGE, T_PLAIN_MESSAGE } from './entry-types.ts';
@@ -344,6 +345,11 @@ async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines:
   // loop gives the collector no turn: every RELEASE_COLLECT_ENTRIES entries it asks for one.
   const collectEvery = ascending && index.entryCount >= LARGE_INDEX_ENTRIES ? RELEASE_COLLECT_ENTRIES : Infinity;
   let collectAt = collectEvery;
+  // The columns are given back as the plan enters each block, not asked five times an entry; and
+  // the summaries' map only when it has any. This loop runs once per file, mostly before V8 has
+  // compiled it, where each call costs.
+  let block = 0;
+  const summaries = index.summaryTimestamps.size > 0;
   for (let i = 0; i < n; i++) {
     const entry = emitted[i]!;
     const type = index.type.get(entry);
@@ -352,7 +358,7 @@ async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines:
     if (type === T_MESSAGE) {
       // Message entries that may hold a compactionSummary message count too (rare: read them).
       let stamp: number | undefined;
-      if (index.summaryTimestamps.has(entry)) {
+      if (summaries && index.summaryTimestamps.has(entry)) {
         stamp = compactionTimestampOf({ role: 'compactionSummary', timestamp: index.summaryTimestamps.get(entry) });
       } else if (index.role.get(entry) === ROLE_COMPACTION_SUMMARY || (flags & F_MENTIONS_SUMMARY) !== 0) {
         const message = await readMessage(entry);
@@ -360,7 +366,10 @@ async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines:
       }
       if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
     }
-    if (ascending) releaseEntriesBefore(index, entry);
+    if (ascending && entry >>> BLOCK_SHIFT !== block) {
+      block = entry >>> BLOCK_SHIFT;
+      releaseEntriesBefore(index, entry);
+    }
     if (entry >= collectAt) {
       collectAt = entry + collectEvery;
       collectGarbageNow();
