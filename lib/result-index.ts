@@ -23,12 +23,16 @@ const KEY_ENDINGS: ReadonlyArray<{ ending: Buffer; keys: Buffer[] }> = [
   { ending: Buffer.from('_id"', 'latin1'), keys: ['"tool_call_id"', '"tool_use_id"', '"call_id"'].map((key) => Buffer.from(key, 'latin1')) },
 ];
 
-/** FNV-1a, 32 bits. A collision only makes pairing wait longer, never changes its output. */
+/** FNV-1a, 32 bits: its offset basis and prime. */
+const FNV_OFFSET_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a of the id's UTF-16 code units. A collision only makes pairing wait longer, never changes its output. */
 export function hashResultId(id: string): number {
-  let hash = 0x811c9dc5;
+  let hash = FNV_OFFSET_BASIS;
   for (let i = 0; i < id.length; i++) {
     hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    hash = Math.imul(hash, FNV_PRIME);
   }
   return hash >>> 0;
 }
@@ -38,12 +42,12 @@ export function hashResultId(id: string): number {
  * are all ASCII (then they are the string's code units, and no string is made); -1 otherwise.
  */
 export function hashResultIdAscii(bytes: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
+  let hash = FNV_OFFSET_BASIS;
   for (let i = start; i < end; i++) {
     const byte = bytes[i]!;
     if (byte >= 0x80) return -1;
     hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
+    hash = Math.imul(hash, FNV_PRIME);
   }
   return hash >>> 0;
 }
