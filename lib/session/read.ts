@@ -292,12 +292,12 @@ interface Prepared {
  * The index lists result ids by entry in file order; emitted entries in file order too (a path
  * read front to back, the common case) are matched by one merge, without a position per entry of
  * the file (4 MiB at 1M entries, at the read plan's peak); any other order through that table.
+ * `inFileOrder`: whether `entries` ascend (prepare() has found out once for the read plan too).
  */
-function resultIdIndexOf(index: SessionIndex, entries: Int32Array, first: number): ResultIdIndex {
+function resultIdIndexOf(index: SessionIndex, entries: Int32Array, inFileOrder: boolean, first: number): ResultIdIndex {
   const resultIndex = new ResultIdIndex();
   const results = index.resultEntry.length;
-  let ascending = true;
-  for (let i = 1; i < entries.length && ascending; i++) if (entries[i]! <= entries[i - 1]!) ascending = false;
+  let ascending = inFileOrder;
   for (let i = 1; i < results && ascending; i++) if (index.resultEntry.get(i) < index.resultEntry.get(i - 1)) ascending = false;
   if (ascending) {
     let at = 0;
@@ -335,15 +335,13 @@ function releaseEntriesBefore(index: SessionIndex, entry: number): void {
  * each block of the index's per-entry columns once the plan has passed it, so the plan (4-5 bytes
  * an entry) replaces them as it grows instead of standing beside them (11 bytes an entry).
  */
-async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines: boolean, readMessage: (entry: number) => Promise<unknown>): Promise<{ plan: ReadPlanEntries; compactionAt: number | undefined }> {
+async function packReadPlan(index: SessionIndex, emitted: Int32Array, inFileOrder: boolean, withLines: boolean, readMessage: (entry: number) => Promise<unknown>): Promise<{ plan: ReadPlanEntries; compactionAt: number | undefined }> {
   const n = emitted.length;
   const packed = new ReadPlanWriter(withLines);
   let compactionAt: number | undefined;
-  let ascending = true;
-  for (let i = 1; i < n && ascending; i++) if (emitted[i]! <= emitted[i - 1]!) ascending = false;
   // Columns let go are memory outside V8's heap that only a full collection returns, and this
   // loop gives the collector no turn: every RELEASE_COLLECT_ENTRIES entries it asks for one.
-  const collectEvery = ascending && index.entryCount >= LARGE_INDEX_ENTRIES ? RELEASE_COLLECT_ENTRIES : Infinity;
+  const collectEvery = inFileOrder && index.entryCount >= LARGE_INDEX_ENTRIES ? RELEASE_COLLECT_ENTRIES : Infinity;
   let collectAt = collectEvery;
   // The columns are given back as the plan enters each block, not asked five times an entry; and
   // the summaries' map only when it has any. This loop runs once per file, mostly before V8 has
@@ -366,7 +364,7 @@ async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines:
       }
       if (stamp !== undefined && (compactionAt === undefined || stamp > compactionAt)) compactionAt = stamp;
     }
-    if (ascending && entry >>> BLOCK_SHIFT !== block) {
+    if (inFileOrder && entry >>> BLOCK_SHIFT !== block) {
       block = entry >>> BLOCK_SHIFT;
       releaseEntriesBefore(index, entry);
     }
@@ -375,7 +373,7 @@ async function packReadPlan(index: SessionIndex, emitted: Int32Array, withLines:
       collectGarbageNow();
     }
   }
-  if (ascending) releaseEntriesBefore(index, Infinity);
+  if (inFileOrder) releaseEntriesBefore(index, Infinity);
   return { plan: packed.finish(), compactionAt };
 }
 
@@ -425,10 +423,13 @@ async function prepare(index: SessionIndex, entries: EntrySource, route: RouteSn
       imageCensus = { imageChars, otherBytes };
     }
     const emitted = plan.entries;
-    const packed = await packReadPlan(index, emitted, route.recordFileLines === true, readMessage);
+    // Whether the emitted entries are in file order (a path read front to back, the common case).
+    let ascending = true;
+    for (let i = 1; i < emitted.length && ascending; i++) if (emitted[i]! <= emitted[i - 1]!) ascending = false;
+    const packed = await packReadPlan(index, emitted, ascending, route.recordFileLines === true, readMessage);
     if (packed.compactionAt !== undefined && (compactionAt === undefined || packed.compactionAt > compactionAt)) compactionAt = packed.compactionAt;
     // Projected positions (1-based, the summary first): the input lines the result-id index speaks of.
-    const resultIndex = resultIdIndexOf(index, emitted, summary === undefined ? 1 : 2);
+    const resultIndex = resultIdIndexOf(index, emitted, ascending, summary === undefined ? 1 : 2);
     return {
       readPlan: { ...context, plan: packed.plan, checkpointFree: index.rules === 'openclaw-2026.9' ? plan.retained : 0 },
       pathLength,
